@@ -1,0 +1,1 @@
+"""Checks: one module per family; `evaluators.EVALUATORS` maps each registered id to its function."""

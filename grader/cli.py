@@ -1,0 +1,134 @@
+"""Verbs only: each parses its arguments and calls one function."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from grader import paths
+
+
+def _check(args) -> int:
+    from grader.grade import self_check
+    from grader.report.terminal import render_terminal
+
+    report = self_check(Path(args.file), hint_state_path=paths.hint_state())
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    else:
+        render_terminal(report, audience="student")
+    _write_extras([report], args.html, args.markdown, single=True, audience="student")
+    return 0
+
+
+def _grade(args) -> int:
+    from grader.grade import INSTRUCTOR_RUBRIC, grade_files, secret_from_env
+    from grader.report.terminal import render_terminal
+    from grader.rubric import RubricError, load_rubric
+
+    try:
+        rubric = load_rubric(args.rubric or INSTRUCTOR_RUBRIC)
+    except RubricError as err:
+        print(err, file=sys.stderr)
+        return 2
+    secret = secret_from_env(rubric)
+    if secret is None:
+        print(f"grader: warning: ${rubric.secret_env} is not set; hidden probes are seeded by the file alone, "
+              "so a student who has this grader could precompute them", file=sys.stderr)
+
+    def progress(report) -> None:
+        if args.json:
+            print(f"graded {report.submission}: {report.score:g}/{report.max_score:g}", file=sys.stderr)
+        else:
+            render_terminal(report, audience="instructor")
+
+    reports = grade_files(args.files, rubric=rubric, secret=secret, on_report=progress)
+    if args.json:
+        print(json.dumps([r.model_dump(mode="json") for r in reports], indent=1))
+    _write_extras(reports, args.html, args.markdown, single=False, audience="instructor")
+    return 0
+
+
+def _write_extras(reports, html, markdown, *, single: bool, audience: str) -> None:
+    from grader.report.html import write_html
+    from grader.report.markdown import report_filename, write_markdown
+
+    for target, writer, suffix in ((html, write_html, ".html"), (markdown, write_markdown, ".md")):
+        if not target:
+            continue
+        for report in reports:
+            path = Path(target) if single else Path(target) / report_filename(report.submission, suffix)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            writer(report, path, audience=audience)
+            print(f"wrote {path}", file=sys.stderr)
+
+
+def _demo(args) -> int:
+    from grader.demo import run_demo
+
+    return run_demo()
+
+
+def _schemas(args) -> int:
+    from grader.schemas import write_all
+
+    for path in write_all():
+        print(f"wrote {path}")
+    return 0
+
+
+def _catalogue(args) -> int:
+    from grader.diagnosis import catalogue
+
+    catalogue.write()
+    print(f"wrote {catalogue.DATA}")
+    return 0
+
+
+def _release(args) -> int:
+    from grader.release import build_bundle
+
+    print(f"wrote {build_bundle(Path(args.out))}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("check", help="self-check your submission (visible checks only)")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report")
+    p.add_argument("--markdown", metavar="PATH", help="also write the feedback as markdown")
+    p.set_defaults(func=_check)
+
+    p = sub.add_parser("grade", help="grade submissions with every check (instructor)")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--rubric", metavar="PATH")
+    p.add_argument("--json", action="store_true", help="print one JSON array of reports, nothing else")
+    p.add_argument("--html", metavar="DIR", help="write one HTML report per submission")
+    p.add_argument("--markdown", metavar="DIR", help="write one markdown report per submission")
+    p.set_defaults(func=_grade)
+
+    sub.add_parser("demo", help="grade the bundled example and show the feedback").set_defaults(func=_demo)
+    sub.add_parser("schemas", help="regenerate the JSON Schemas").set_defaults(func=_schemas)
+    sub.add_parser("catalogue", help="rebuild grader/data/catalogue.json from reference/mutants"
+                   ).set_defaults(func=_catalogue)
+    p = sub.add_parser("release", help="build the student bundle (no solution inside)")
+    p.add_argument("--out", default="build/student-bundle")
+    p.set_defaults(func=_release)
+
+    from grader.quiz.cli import register as register_quiz
+    from grader.rubric import register as register_rubric
+
+    register_rubric(sub)
+    register_quiz(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)

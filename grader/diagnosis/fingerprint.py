@@ -1,0 +1,81 @@
+"""Observation vectors: what an implementation returned on the visible probes, flattened to keys.
+
+Two implementations with the same bug give the same vector, however differently they are written,
+so a student's vector can be matched against each catalogue entry's without running its code.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import torch
+from pydantic import BaseModel
+
+from grader.probes import Probe
+from grader.sandbox.runner import answer, load_module, tripwires
+
+# Loose enough for one bug written two ways (float32 sums in another order), tight enough to
+# separate one bug from another.
+MATCH_RTOL, MATCH_ATOL = 1e-5, 1e-7
+
+
+class TensorValue(BaseModel):
+    shape: list[int]
+    data: list[float | str]  # "nan", "inf", "-inf" spelled out: JSON has no NaN
+
+
+Observation = TensorValue | str | int
+
+
+def _tensor_value(t: torch.Tensor) -> TensorValue:
+    flat = t.detach().double().flatten().tolist()
+    return TensorValue(shape=list(t.shape), data=[x if math.isfinite(x) else str(x) for x in flat])
+
+
+def _as_tensor(v: TensorValue) -> torch.Tensor:
+    return torch.tensor([float(x) for x in v.data], dtype=torch.float64).reshape(v.shape)
+
+
+def observe_replies(replies: dict[str, object]) -> dict[str, Observation]:
+    """Flatten replies (anything with ok, error_type, tensors, meta) into one observation vector."""
+    vector: dict[str, Observation] = {}
+    for pid, r in replies.items():
+        vector[f"{pid}:status"] = "ok" if r.ok else f"error:{r.error_type}"
+        for name, t in sorted(r.tensors.items()):
+            vector[f"{pid}:{name}"] = _tensor_value(t)
+            if name == "out":
+                vector[f"{pid}:out.dtype"] = str(t.dtype)
+        for name in ("grad", "grad_missing", "n_params", "layers"):
+            if name in r.meta:
+                value = r.meta[name]
+                vector[f"{pid}:{name}"] = value if isinstance(value, int | str) else repr(value)
+    return vector
+
+
+def differs(a: Observation | None, b: Observation | None) -> bool:
+    if isinstance(a, TensorValue) and isinstance(b, TensorValue):
+        if a.shape != b.shape:
+            return True
+        return not torch.allclose(_as_tensor(a), _as_tensor(b), rtol=MATCH_RTOL, atol=MATCH_ATOL, equal_nan=True)
+    return a != b
+
+
+def observe_file(path: Path, probes: list[Probe]) -> dict[str, Observation]:
+    """Run a TRUSTED implementation (the reference or a catalogue entry) in this process."""
+    from grader.checks.observations import Reply
+
+    with tripwires():
+        module, loaded = load_module(str(path), name=f"catalogue_{path.stem}")
+        replies = {}
+        for probe in probes:
+            frame = answer(module, probe.call)
+            replies[probe.id] = Reply(frame.meta["ok"], frame.tensors, frame.meta, frame.meta.get("error_type"))
+    return observe_replies(replies)
+
+
+def match_fraction(student: dict[str, Observation], fingerprint: dict[str, Observation]) -> float:
+    if not fingerprint:
+        return 0.0
+    same = sum(not differs(student.get(key), value) for key, value in fingerprint.items())
+    return same / len(fingerprint)

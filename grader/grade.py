@@ -1,0 +1,185 @@
+"""One submission, end to end: probes -> sandbox -> observations -> checks -> diagnosis -> rubric -> report.
+
+The grader process holds the rubric, the secret and every expected value; student code runs only in
+the sandbox, and only tensors come back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import torch
+
+from grader.checks.base import CheckOutcome
+from grader.checks.evaluators import EVALUATORS
+from grader.checks.masking import control_changes, row_changes
+from grader.checks.observations import Observations, Reply
+from grader.diagnosis import catalogue as catalogue_data
+from grader.diagnosis.catalogue import Catalogue
+from grader.diagnosis.engine import diagnose
+from grader.probes import WORKED_WEIGHTS, ProbeSet, build_probes, hidden_seed
+from grader.report.models import Heatmap, Report, Runtime, Visuals
+from grader.rubric import Rubric, load_rubric, score_checks
+from grader.sandbox import RunResult, Sandbox
+
+ROOT = Path(__file__).resolve().parents[1]
+INSTRUCTOR_RUBRIC = ROOT / "rubrics" / "causal_attention.yaml"
+SELF_CHECK_RUBRIC = ROOT / "rubrics" / "self_check.yaml"
+MAX_SOURCE_BYTES = 1 << 20
+
+
+def _reply(frame) -> Reply:
+    """A child's reply frame as checks see it; every field is re-typed, since the child is untrusted."""
+    meta = frame.meta if isinstance(frame.meta, dict) else {}
+    ok = meta.get("ok") is True
+    error_type = None if ok else str(meta.get("error_type", "unknown"))[:80]
+    return Reply(ok, frame.tensors, meta, error_type, None if ok else str(meta.get("error_message", ""))[:600])
+
+
+def observations(run: RunResult, probes: ProbeSet, source: str, required: tuple[str, ...]) -> Observations:
+    obs = Observations(probes, {}, source=source, required=required)
+    if run.load is None or run.load.kind != "loaded":
+        failure = run.failure
+        if run.load is not None:
+            meta = run.load.meta
+            obs.load_error = Reply(False, {}, meta, str(meta.get("error_type"))[:80], str(meta.get("message"))[:600])
+        else:
+            kind = failure.kind if failure else "process_exit"
+            obs.load_error = Reply(False, error_type=kind, error=failure.message if failure else "no reply")
+        return obs
+    names, defined = run.load.meta.get("names", []), run.load.meta.get("defined", [])
+    obs.load_names = tuple(str(n) for n in names if isinstance(n, str))
+    obs.defined = tuple(str(n) for n in defined if isinstance(n, str))
+    obs.replies = {pid: _reply(frame) for pid, frame in run.replies.items()}
+    for pid, failure in run.failures.items():
+        obs.replies[pid] = Reply(False, error_type=failure.kind, error=failure.message)
+    return obs
+
+
+def _evaluate(check_id: str, obs: Observations, rubric: Rubric) -> CheckOutcome:
+    if obs.load_error is not None:
+        e = obs.load_error
+        return CheckOutcome("error", 0, 1, f"The submission could not be run: {e.error_type}: {e.error}")
+    missing = [n for n in obs.required if n not in obs.load_names]
+    if missing:
+        return CheckOutcome("error", 0, 1, f"The submission does not define {', '.join(missing)}.")
+    try:
+        return EVALUATORS[check_id](obs, lambda dtype: rubric.tolerance(check_id, dtype))
+    except AssertionError:
+        raise  # a grader defect (e.g. a toothless probe) must be loud, never blamed on the student
+    except Exception as exc:  # noqa: BLE001 - a malformed reply only makes its own check error
+        print(f"grader: check {check_id} could not read the replies: {exc!r}", file=sys.stderr)
+        return CheckOutcome("error", 0, 1, f"The submission's results for this check were malformed ({exc}).")
+
+
+def _visuals(obs: Observations) -> Visuals:
+    def weights(pid: str) -> list | None:
+        r = obs.reply(pid)
+        w = r.tensors.get("weights") if r.ok else None
+        if w is None or w.dim() != 2:
+            return None
+        return [[x if abs(x) != float("inf") and x == x else None for x in row] for row in w.double().tolist()]
+
+    visuals = Visuals(worked_example=Heatmap(title="Worked example", student=weights("we"),
+                                             expected=WORKED_WEIGHTS.tolist()))
+    rand = obs.probes.by_id.get("rand.flat.small")
+    if rand is not None:
+        from grader.checks.expected import attention
+
+        visuals.random_probe = Heatmap(title=f"Random probe (T = {rand.t['q'].shape[-2]})",
+                                       student=weights(rand.id),
+                                       expected=attention(rand.t["q"], rand.t["k"], rand.t["v"])[1].tolist())
+    base_probe, probe = obs.probes.by_id.get("leak.base"), obs.probes.by_id.get("leak.future_kv")
+    if base_probe is not None and probe is not None:
+        visuals.unmasked_row_change = control_changes(base_probe, probe).tolist()
+        base, changed = obs.reply(base_probe.id), obs.reply(probe.id)
+        if base.ok and changed.ok and base["out"].shape == changed["out"].shape and base["out"].dim() == 3:
+            change = row_changes(base["out"], changed["out"], probe.info["items_fixed"])
+            visuals.leak_row_change = [x if x != float("inf") else None for x in change.tolist()]
+    return visuals
+
+
+def grade_file(path: Path, *, sandbox: Sandbox, rubric: Rubric | None = None, secret: str | None = None,
+               audience: str = "instructor", catalogue: Catalogue | None = None,
+               hint_state_path: Path | None = None, hidden_paths: Iterable[Path] = ()) -> Report:
+    """Grade one file. Never raises for anything the file does."""
+    path = Path(path)
+    rubric = rubric or load_rubric(INSTRUCTOR_RUBRIC if audience == "instructor" else SELF_CHECK_RUBRIC)
+    catalogue = catalogue or catalogue_data.load()
+    try:
+        source = path.read_bytes()[:MAX_SOURCE_BYTES]
+    except OSError as exc:
+        source = b""
+        unreadable = str(exc)
+    else:
+        unreadable = None
+    hidden = audience == "instructor" and any(c.visibility != "visible" for c in rubric.checks)
+    seed = hidden_seed(secret or "", source) if hidden and secret else None
+    probes = build_probes(seed)
+    required = tuple(rubric.entry_points.functions) + tuple(rubric.entry_points.classes)
+    if unreadable:
+        run = RunResult(load=None, replies={}, failures={}, failure=None, output="", isolation=sandbox.isolation,
+                        wall_s=0.0)
+        obs = Observations(probes, {}, required=required,
+                           load_error=Reply(False, error_type="import_error", error=f"cannot read the file: {unreadable}"))
+    else:
+        run = sandbox.run(path, probes.calls(), hidden_paths=list(hidden_paths))
+        obs = observations(run, probes, source.decode("utf-8", "replace"), required)
+    outcomes = {cid: _evaluate(cid, obs, rubric) for cid in rubric.check_ids}
+    diagnoses = diagnose(obs, outcomes, catalogue)
+    key = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+    scored = score_checks(rubric, outcomes, audience=audience, hint_key=key, hint_state_path=hint_state_path)
+    return Report(
+        submission=str(path), score=scored.score, max_score=scored.max_score, checks=scored.checks,
+        groups=scored.groups, diagnoses=diagnoses,
+        runtime=Runtime(isolation=run.isolation, wall_s=round(run.wall_s, 3), output=run.output),
+        visuals=_visuals(obs),
+    )
+
+
+def grade_files(paths: Iterable[Path], *, rubric: Rubric | None = None, secret: str | None = None,
+                sandbox: Sandbox | None = None, on_report: Callable[[Report], None] | None = None) -> list[Report]:
+    """A whole class; one broken submission never stops the others."""
+    paths = [Path(p) for p in paths]
+    folders = sorted({p.resolve().parent for p in paths})  # other students' files stay out of reach
+    own = sandbox is None
+    sandbox = sandbox or Sandbox()
+    try:
+        reports = []
+        for path in paths:
+            report = grade_file(path, sandbox=sandbox, rubric=rubric, secret=secret, hidden_paths=folders)
+            reports.append(report)
+            if on_report:
+                on_report(report)
+        return reports
+    finally:
+        if own:
+            sandbox.close()
+
+
+_shared: Sandbox | None = None
+
+
+def shared_sandbox() -> Sandbox:
+    """One warm sandbox per process, for interactive use (notebooks, repeated self-checks)."""
+    global _shared
+    if _shared is None:
+        _shared = Sandbox()
+    return _shared
+
+
+def self_check(path: Path, *, sandbox: Sandbox | None = None, hint_state_path: Path | None = None) -> Report:
+    """What a student runs: visible checks on public probes, nothing hidden."""
+    return grade_file(Path(path), sandbox=sandbox or shared_sandbox(), audience="student",
+                      rubric=load_rubric(SELF_CHECK_RUBRIC), hint_state_path=hint_state_path)
+
+
+def secret_from_env(rubric: Rubric) -> str | None:
+    return os.environ.get(rubric.secret_env) or None
+
+
+torch.set_num_threads(1)  # the grader's own expected values are tiny; threads only add start-up cost

@@ -1,0 +1,218 @@
+"""Inputs sent to a submission: the chapter's worked example, interventions, seeded random probes.
+
+Visible probes are fixed and public (seed 0). Hidden probes come from a seed derived from the
+instructor's secret and the submission's content hash, so nobody can precompute them, yet the same
+file and secret always meet the same inputs. Every named dimension gets its own size, so a
+transposed axis cannot hide behind a square matrix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+
+import torch
+
+from grader.sandbox.wire import Frame
+
+F64 = torch.float64
+VISIBLE_SEED = 0
+LN2, LN4 = math.log(2), math.log(4)
+
+
+@dataclass
+class Probe:
+    id: str
+    family: str
+    call: Frame
+    info: dict = field(default_factory=dict)
+
+    @property
+    def t(self) -> dict[str, torch.Tensor]:
+        return self.call.tensors
+
+
+@dataclass
+class ProbeSet:
+    probes: list[Probe]
+
+    def __post_init__(self) -> None:
+        self.by_id = {p.id: p for p in self.probes}
+
+    def family(self, name: str) -> list[Probe]:
+        return [p for p in self.probes if p.family == name]
+
+    def calls(self) -> list[Frame]:
+        return [p.call for p in self.probes]
+
+
+def _attention(pid: str, family: str, q, k, v, grad_out=None, **info) -> Probe:
+    tensors = {"q": q, "k": k, "v": v} | ({"grad_out": grad_out} if grad_out is not None else {})
+    return Probe(pid, family, Frame("call", {"id": pid, "target": "attention"}, tensors), info)
+
+
+def worked_example() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The chapter's hand example: every query [1, 0]; keys chosen so the last row scores [0, ln 2, ln 4]."""
+    r2 = math.sqrt(2)
+    q = torch.tensor([[1.0, 0.0]] * 3, dtype=F64)
+    k = torch.tensor([[0.0, 0.0], [r2 * LN2, 0.0], [r2 * LN4, 0.0]], dtype=F64)
+    v = torch.tensor([[2.0, 0.0], [0.0, 4.0], [6.0, 2.0]], dtype=F64)
+    return q, k, v
+
+
+# Closed-form numbers from the chapter, as fractions.
+WORKED_WEIGHTS = torch.tensor([[1, 0, 0], [1 / 3, 2 / 3, 0], [1 / 7, 2 / 7, 4 / 7]], dtype=F64)
+WORKED_OUT = torch.tensor([[2, 0], [2 / 3, 8 / 3], [26 / 7, 16 / 7]], dtype=F64)
+ZERO_Q_WEIGHTS = torch.tensor([[1, 0, 0], [1 / 2, 1 / 2, 0], [1 / 3, 1 / 3, 1 / 3]], dtype=F64)
+ZERO_Q_OUT = torch.tensor([[2, 0], [1, 2], [8 / 3, 2]], dtype=F64)
+VALUE_BUMP = 7.0
+SHIFT = 1000.0
+
+
+def with_shift(q: torch.Tensor, k: torch.Tensor, shift: float = SHIFT) -> tuple[torch.Tensor, torch.Tensor]:
+    """Append one feature to q and k so that every score grows by `shift` (after the 1/sqrt(d_k) scale)."""
+    d = q.shape[-1] + 1
+    c = math.sqrt(shift * math.sqrt(d))
+    pad = torch.full((*q.shape[:-1], 1), c, dtype=q.dtype)
+    return torch.cat([q, pad], -1), torch.cat([k, pad], -1)
+
+
+def without_shift(q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The same scores as `with_shift`, minus the shift: what the output must equal."""
+    zero = torch.zeros((*q.shape[:-1], 1), dtype=q.dtype)
+    return torch.cat([q, zero], -1), torch.cat([k, zero], -1)
+
+
+def _sizes(gen: torch.Generator, names: str) -> dict[str, int]:
+    pool = torch.randperm(8, generator=gen)[: len(names)] + 2  # distinct sizes in 2..9
+    return {n: int(s) for n, s in zip(names, pool, strict=True)}
+
+
+def _randn(gen: torch.Generator, *shape: int, scale: float = 1.0, dtype=F64) -> torch.Tensor:
+    return (torch.randn(*shape, generator=gen, dtype=F64) * scale).to(dtype)
+
+
+def _random_family(gen: torch.Generator, prefix: str) -> list[Probe]:
+    s = _sizes(gen, "BHTkv")
+    B, H, T, dk, dv = s["B"], s["H"], s["T"], s["k"], s["v"]
+    layouts = {"flat": (), "batch": (B,), "heads": (B, H)}
+    probes = []
+    # Small/negative scores and extreme ones (scores in the tens: sharp but finite weights).
+    for scale_name, scale in (("small", 0.3), ("extreme", 4.0)):
+        for name, lead in layouts.items():
+            q, k = _randn(gen, *lead, T, dk, scale=scale), _randn(gen, *lead, T, dk, scale=scale)
+            v = _randn(gen, *lead, T, dv)
+            probes.append(_attention(f"{prefix}rand.{name}.{scale_name}", "rand", q, k, v))
+    for name in ("batch", "heads"):
+        lead = layouts[name]
+        q, k, v = (_randn(gen, *lead, T, d) for d in (dk, dk, dv))
+        g = _randn(gen, *lead, T, dv)
+        probes.append(_attention(f"{prefix}grad.{name}", "grad", q, k, v, grad_out=g))
+    for name in ("batch", "heads"):
+        lead = layouts[name]
+        q, k, v = (_randn(gen, *lead, T, d, dtype=torch.float32) for d in (dk, dk, dv))
+        probes.append(_attention(f"{prefix}f32.{name}", "f32", q, k, v))
+    return probes
+
+
+def _leak_family(gen: torch.Generator, prefix: str) -> list[Probe]:
+    """A base batch and interventions that touch only positions a row must not see."""
+    s = _sizes(gen, "BTkv")
+    B, T, dk, dv = s["B"], max(s["T"], 4), s["k"], s["v"]
+    q, k, v = (_randn(gen, B, T, d) for d in (dk, dk, dv))
+    cut = T // 2 - 1  # rows 0..cut must not see positions after cut
+    big = 5.0
+    probes = [_attention(f"{prefix}leak.base", "leak", q, k, v, kind="base")]
+
+    def changed(kind: str, rows_fixed, items_fixed, *, keys=None, values=None, queries=None) -> Probe:
+        return _attention(
+            f"{prefix}leak.{kind}", "leak", queries if queries is not None else q,
+            keys if keys is not None else k, values if values is not None else v,
+            kind=kind, rows_fixed=rows_fixed, items_fixed=items_fixed,
+        )
+
+    k2, v2 = k.clone(), v.clone()
+    k2[:, -1] += big * _randn(gen, B, dk)
+    v2[:, -1] += big * _randn(gen, B, dv)
+    probes.append(changed("final_kv", T - 1, B, keys=k2, values=v2))
+    k3, v3 = k.clone(), v.clone()
+    k3[:, cut + 1:] += big * _randn(gen, B, T - cut - 1, dk)
+    v3[:, cut + 1:] += big * _randn(gen, B, T - cut - 1, dv)
+    probes.append(changed("future_kv", cut + 1, B, keys=k3, values=v3))
+    k4 = k.clone()
+    k4[:, cut + 1:] += big * _randn(gen, B, T - cut - 1, dk)
+    probes.append(changed("future_keys", cut + 1, B, keys=k4))
+    q5, k5, v5 = q.clone(), k.clone(), v.clone()
+    for t in (q5, k5, v5):
+        t[1:] += big * _randn(gen, *t[1:].shape)
+    probes.append(changed("other_items", T, 1, queries=q5, keys=k5, values=v5))
+    return probes
+
+
+def _shape_errors(prefix: str) -> list[Probe]:
+    """Inputs the contract rejects: broadcasting batches, mismatched lengths, mismatched widths."""
+    z = lambda *shape: torch.zeros(*shape, dtype=F64)  # noqa: E731
+    return [
+        _attention(f"{prefix}shape.batch", "shape", z(1, 5, 4), z(3, 5, 4), z(3, 5, 6)),
+        _attention(f"{prefix}shape.length", "shape", z(2, 5, 4), z(2, 4, 4), z(2, 4, 6)),
+        _attention(f"{prefix}shape.width", "shape", z(2, 5, 4), z(2, 5, 3), z(2, 5, 6)),
+    ]
+
+
+def _head(gen: torch.Generator, pid: str, n_embd: int, d_k: int, d_v: int | None, x_shape) -> Probe:
+    dv = d_v or d_k
+    tensors = {
+        "x": _randn(gen, *x_shape, n_embd),
+        "w_query": _randn(gen, d_k, n_embd, scale=0.5),
+        "w_key": _randn(gen, d_k, n_embd, scale=0.5),
+        "w_value": _randn(gen, dv, n_embd, scale=0.5),
+        "grad_out": _randn(gen, *x_shape, dv),
+    }
+    meta = {"id": pid, "target": "head", "n_embd": n_embd, "d_k": d_k, "d_v": d_v}
+    return Probe(pid, "head", Frame("call", meta, tensors), {"n_params": (2 * d_k + dv) * n_embd})
+
+
+def visible_probes() -> list[Probe]:
+    gen = torch.Generator().manual_seed(VISIBLE_SEED)
+    q, k, v = worked_example()
+    bumped = v.clone()
+    bumped[0, 0] += VALUE_BUMP
+    sq, sk = with_shift(q, k)
+    rq, rk, rv = (_randn(gen, 2, 5, d, scale=2.0) for d in (3, 3, 4))
+    rsq, rsk = with_shift(rq, rk)
+    return [
+        _attention("we", "worked", q, k, v),
+        _attention("we.zero_q", "worked", torch.zeros_like(q), k, v),
+        _attention("we.value_bump", "worked", q, k, bumped),
+        _attention("shift.we", "shift", sq, sk, v, base=without_shift(q, k)),
+        _attention("shift.rand", "shift", rsq, rsk, rv, base=without_shift(rq, rk)),
+        *_random_family(gen, ""),
+        *_leak_family(gen, ""),
+        *_shape_errors(""),
+        # The chapter's configuration, then one where every size differs.
+        _head(gen, "head", 6, 2, None, (2, 4)),
+        _head(gen, "head.distinct", 5, 3, 4, (3, 6)),
+    ]
+
+
+def hidden_seed(secret: str, source: bytes) -> int:
+    digest = hashlib.sha256(secret.encode() + b"\0" + hashlib.sha256(source).digest()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def hidden_probes(seed: int) -> list[Probe]:
+    gen = torch.Generator().manual_seed(seed)
+    return [
+        *_random_family(gen, "h."),
+        *_leak_family(gen, "h."),
+        _head(gen, "h.head", *_sizes(gen, "nkv").values(), (2, 3)),
+    ]
+
+
+def build_probes(seed: int | None = None) -> ProbeSet:
+    """Visible probes, plus hidden ones when the grader holds a seed."""
+    probes = visible_probes()
+    if seed is not None:
+        probes += hidden_probes(seed)
+    return ProbeSet(probes)

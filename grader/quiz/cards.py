@@ -1,0 +1,131 @@
+"""Recall cards on an FSRS schedule (the ``fsrs`` package); state is one small JSON file."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from fsrs import Card as FsrsCard
+from fsrs import Rating, Scheduler
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from grader.quiz.load import QuizFileError
+from grader.quiz.models import Card, Quiz
+from grader.quiz.store import atomic_write_text, state_path
+
+ENV_STATE = "GRADER_CARDS_STATE"
+RATINGS = {"1": Rating.Again, "2": Rating.Hard, "3": Rating.Good, "4": Rating.Easy,
+           "again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
+
+
+class CardState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    fsrs: dict = Field(description="fsrs.Card.to_dict() output.")
+    reviews: int = 0
+
+
+class CardsState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = 1
+    cards: dict[str, CardState] = Field(default_factory=dict)
+
+
+def default_state_path(explicit=None) -> Path:
+    return state_path(explicit, ENV_STATE, "cards.json")
+
+
+def load_state(path: Path) -> CardsState:
+    if not path.exists():
+        return CardsState()
+    try:
+        return CardsState.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValidationError, ValueError, OSError) as exc:
+        first = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+        raise QuizFileError(f"{path}: unreadable card state ({first}); move it aside to start over") from None
+
+
+def save_state(path: Path, state: CardsState) -> None:
+    atomic_write_text(path, json.dumps(state.model_dump(), indent=2, sort_keys=True) + "\n")
+
+
+def _fsrs_card(card: Card, state: CardsState, now: datetime) -> FsrsCard:
+    saved = state.cards.get(card.id)
+    if saved is not None:
+        return FsrsCard.from_dict(saved.fsrs)
+    # A stable integer id (fsrs wants one) and due "now": a new card is due at once.
+    return FsrsCard(card_id=zlib.crc32(card.id.encode()), due=now)
+
+
+def due_cards(quiz: Quiz, state: CardsState, now: datetime) -> list[Card]:
+    """Due cards in quiz order; new cards count as due."""
+    return [c for c in quiz.cards if _fsrs_card(c, state, now).due <= now]
+
+
+def review(card: Card, rating: Rating, state: CardsState, scheduler: Scheduler, now: datetime) -> datetime:
+    """Apply one rating; returns the next due time. The caller saves the state."""
+    fcard = _fsrs_card(card, state, now)
+    fcard, _log = scheduler.review_card(fcard, rating, review_datetime=now)
+    previous = state.cards.get(card.id)
+    state.cards[card.id] = CardState(fsrs=fcard.to_dict(), reviews=(previous.reviews if previous else 0) + 1)
+    return fcard.due
+
+
+def make_scheduler(fuzz: bool = False) -> Scheduler:
+    # Fuzzing spreads out cards introduced together; with a handful of cards it only costs determinism.
+    return Scheduler(enable_fuzzing=fuzz)
+
+
+def schedule_table(quiz: Quiz, state: CardsState, now: datetime) -> list[tuple[str, str, int]]:
+    rows = []
+    for c in quiz.cards:
+        fc = _fsrs_card(c, state, now)
+        saved = state.cards.get(c.id)
+        rows.append((c.id, fc.due.isoformat(timespec="minutes"), saved.reviews if saved else 0))
+    return rows
+
+
+def run_review(
+    quiz: Quiz,
+    path: Path,
+    *,
+    ask: Callable[[str], str],
+    say: Callable[[str], None],
+    now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    scheduler: Scheduler | None = None,
+    limit: int | None = None,
+) -> int:
+    """Interactive review; saves after every rating so quitting (or a crash) loses nothing."""
+    scheduler = scheduler or make_scheduler()
+    state = load_state(path)
+    due = due_cards(quiz, state, now())
+    if limit is not None:
+        due = due[:limit]
+    if not due:
+        upcoming = min((_fsrs_card(c, state, now()).due for c in quiz.cards), default=None)
+        say("No cards due." + (f" Next one due {upcoming.isoformat(timespec='minutes')}." if upcoming else ""))
+        return 0
+    say(f"{len(due)} card(s) due. Answer in your head, press Enter to reveal; q quits.")
+    for i, card in enumerate(due, 1):
+        say(f"\n[{i}/{len(due)}] ({card.topic}) {card.front}")
+        if ask("Enter to reveal> ").strip().lower() in ("q", ":q", "quit"):
+            say("Stopped; progress saved.")
+            return 0
+        say(f"  {card.back}\n  (reread: {card.section})")
+        while True:
+            answer = ask("Rate 1 Again, 2 Hard, 3 Good, 4 Easy> ").strip().lower()
+            if answer in ("q", ":q", "quit"):
+                say("Stopped; progress saved.")
+                return 0
+            if answer in RATINGS:
+                break
+            say("Type 1, 2, 3 or 4 (or q to quit).")
+        when = review(card, RATINGS[answer], state, scheduler, now())
+        save_state(path, state)
+        say(f"  next review: {when.isoformat(timespec='minutes')}")
+    say("\nAll due cards reviewed.")
+    return 0

@@ -1,0 +1,244 @@
+"""Judge one answer to one item, offline: numbers by tolerance, words by key points and misconceptions."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from grader.quiz.models import ChoiceItem, ConceptsItem, KeyPoint, NumericItem, NumericTarget, Quiz, SelfItem
+from grader.quiz.phrases import Doc, Phrasing, as_number, compile_accept, normalise
+
+Verdict = Literal["correct", "partial", "incorrect", "unanswered", "self"]
+
+
+class ItemResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    verdict: Verdict
+    score: float
+    max_score: float
+    feedback: str
+    missing: list[str] = Field(default_factory=list, description="Key point ids (and numeric target names).")
+    matched: list[str] = Field(default_factory=list)
+    misconceptions: list[str] = Field(default_factory=list)
+
+
+class CheckResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    items: list[ItemResult]
+    score: float
+    max_score: float
+
+
+@lru_cache(maxsize=None)
+def _compiled(entry: str | tuple[str, ...]) -> tuple[Phrasing, ...]:
+    return tuple(compile_accept(list(entry) if isinstance(entry, tuple) else entry))
+
+
+def entry_matches(entries, doc: Doc) -> bool:
+    """An accept list is satisfied when any entry matches; a list entry needs all its phrasings."""
+    for entry in entries:
+        key = tuple(entry) if isinstance(entry, list) else entry
+        if all(p.matches(doc) for p in _compiled(key)):
+            return True
+    return False
+
+
+def point_present(point: KeyPoint, text: str) -> bool:
+    return entry_matches(point.accept, Doc(text))
+
+
+# ---- numbers ---------------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"(?<![\w.])[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?:\s*/\s*\d+(?:\.\d+)?)?(?![\w.]\w)")
+_BROADCAST = re.compile(r"\b(each|all|every|uniform|uniformly|equal|equally|evenly)\b")
+
+
+def numbers_in(text: str) -> list[float]:
+    out = []
+    for m in _NUMBER.finditer(text):
+        value = as_number(m.group().replace(" ", ""))
+        if value is not None:
+            out.append(float(value))
+    return out
+
+
+def _segments(text: str, targets: list[NumericTarget]) -> dict[str, list[tuple[str, bool]]]:
+    """Text following each mention of a target's alias, up to the next mention of any alias."""
+    marks = []
+    for t in targets:
+        for alias in t.aliases:
+            for m in re.finditer(rf"\b{re.escape(normalise(alias))}\b", text):
+                marks.append((m.start(), m.end(), t.name))
+    marks.sort()
+    segs: dict[str, list[tuple[str, bool]]] = {}
+    for i, (start, end, name) in enumerate(marks):
+        stop = marks[i + 1][0] if i + 1 < len(marks) else len(text)
+        # "each weight is 1/3": the broadcast word may come just before the label.
+        lead = " ".join(text[:start].split()[-2:])
+        seg = text[end:stop]
+        segs.setdefault(name, []).append((seg, bool(_BROADCAST.search(lead + " " + seg))))
+    return segs
+
+
+def _close_to(got: list[float], want: list[float], target: NumericTarget) -> bool:
+    return len(got) == len(want) and all(abs(g - w) <= target.tolerance(w) for g, w in zip(got, want))
+
+
+def _fits(numbers: list[float], target: NumericTarget, broadcast: bool) -> bool:
+    candidates = [target.values] + [a if isinstance(a, list) else [a] for a in target.also]
+    n = len(target.values)
+    if broadcast and len(numbers) == 1 and n > 1:
+        numbers = numbers * n
+    if n == 1:
+        # A scalar may sit among other numbers ("from 26/7 to 33/7, up by 1").
+        return any(_close_to([x], c, target) for x in numbers for c in candidates)
+    windows = [numbers[:n], numbers[-n:]]
+    return any(_close_to(w, c, target) for w in windows for c in candidates)
+
+
+def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
+    """For each target: (correct, what the learner seems to have written)."""
+    norm = normalise(text)
+    segs = _segments(norm, item.targets)
+    everything = numbers_in(norm)
+    out: dict[str, tuple[bool, str]] = {}
+    unlabelled = not segs
+    offset = 0
+    for t in item.targets:
+        if t.name in segs:
+            tried = [(numbers_in(seg), bc) for seg, bc in segs[t.name]]
+            tried = [x for x in tried if x[0]] or [([], False)]
+        elif unlabelled and len(item.targets) > 1:
+            # No labels at all: accept the numbers in target order when the count fits exactly.
+            total = sum(len(x.values) for x in item.targets)
+            chunk = everything[offset:offset + len(t.values)] if len(everything) == total else []
+            offset += len(t.values)
+            tried = [(chunk, False)]
+        else:
+            tried = [(everything, bool(_BROADCAST.search(norm)))]
+        ok = any(_fits(nums, t, bc) for nums, bc in tried)
+        shown = ", ".join(f"{x:g}" for x in tried[0][0]) or "nothing"
+        out[t.name] = (ok, shown)
+    return out
+
+
+# ---- verdicts --------------------------------------------------------------------------------
+
+
+def _verdict(earned: float, total: float, required_ok: bool, wrong_claim: bool) -> Verdict:
+    if wrong_claim or earned == 0:
+        return "incorrect"
+    return "correct" if required_ok else "partial"
+
+
+def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
+    doc = Doc(text)
+    lines: list[str] = []
+    matched: list[str] = []
+    missing: list[str] = []
+    earned = total = 0.0
+    required_ok = True
+    if isinstance(item, NumericItem):
+        for t in item.targets:
+            ok, shown = judge_numbers(item, text)[t.name]
+            total += 1
+            if ok:
+                earned += 1
+                matched.append(t.name)
+                lines.append(f"✓ {t.label}")
+            else:
+                required_ok = False
+                missing.append(t.name)
+                lines.append(f"✗ {t.label}: {t.feedback} (read from your answer: {shown})")
+    for kp in item.key_points:
+        total += kp.weight
+        if entry_matches(kp.accept, doc):
+            earned += kp.weight
+            matched.append(kp.id)
+            lines.append(f"✓ {kp.text}")
+        else:
+            missing.append(kp.id)
+            required_ok = required_ok and not kp.required
+            lines.append(f"✗ {kp.feedback}" + ("" if kp.required else " (optional)"))
+    wrong = [m for m in item.misconceptions if entry_matches(m.match, doc)]
+    lines = [f"! {m.feedback}" for m in wrong] + lines
+    verdict = _verdict(earned, total, required_ok, bool(wrong))
+    score = item.points if verdict == "correct" else 0.0 if verdict == "incorrect" else item.points * earned / total
+    return ItemResult(
+        id=item.id, verdict=verdict, score=round(score, 6), max_score=item.points,
+        feedback="\n".join(lines), missing=missing, matched=matched, misconceptions=[m.id for m in wrong],
+    )
+
+
+_LABEL = re.compile(r"^\s*(?:(?:option|answer|choice)\s*)?\(?([A-Za-z])\)?\s*(?:$|[.):]\s*|\s+-\s+)", re.I)
+
+
+def chosen_option(item: ChoiceItem, text: str) -> tuple[list[str], str]:
+    """Labels the answer picks, and how: by its letter ('B', '(b)', 'option B') or by its words."""
+    labels = {o.label for o in item.options}
+    m = _LABEL.match(text)
+    stripped = text.strip()
+    if m and m.group(1).upper() in labels:
+        # A bare "a" could be the article; a letter counts only alone or followed by ")", "." or ":".
+        if len(stripped) == 1 or m.group(0).strip()[-1:] in ").:-" or stripped.lower().startswith(
+            ("option", "answer", "choice", "(")
+        ):
+            return [m.group(1).upper()], "label"
+    doc = Doc(text)
+    return [o.label for o in item.options if o.accept and entry_matches(o.accept, doc)], "words"
+
+
+def _judge_choice(item: ChoiceItem, text: str) -> ItemResult:
+    picked, _ = chosen_option(item, text)
+    by_label = {o.label: o for o in item.options}
+    right = next(o for o in item.options if o.correct)
+    if len(picked) == 1:
+        opt = by_label[picked[0]]
+        verdict: Verdict = "correct" if opt.correct else "incorrect"
+        feedback = f"{'✓' if opt.correct else '✗'} {opt.label}) {opt.text}: {opt.feedback}"
+    elif picked:
+        verdict = "incorrect"
+        feedback = f"✗ Your answer fits options {', '.join(picked)}; commit to one."
+    else:
+        verdict = "incorrect"
+        labels = ", ".join(o.label for o in item.options)
+        feedback = f"✗ Could not match your answer to an option; answer with a letter ({labels}) or reword it."
+    return ItemResult(
+        id=item.id, verdict=verdict, score=item.points if verdict == "correct" else 0.0,
+        max_score=item.points, feedback=feedback, missing=[] if verdict == "correct" else [right.label],
+        matched=picked,
+    )
+
+
+def judge(item, text: str | None) -> ItemResult:
+    if isinstance(item, SelfItem):
+        checklist = "\n".join(f"- {c}" for c in item.checklist)
+        return ItemResult(id=item.id, verdict="self", score=0.0, max_score=0.0,
+                          feedback=f"Compare with the model answer:\n{item.explanation}\nCheck:\n{checklist}")
+    if text is None or not text.strip():
+        return ItemResult(id=item.id, verdict="unanswered", score=0.0, max_score=item.points,
+                          feedback="No answer given.",
+                          missing=[k.id for k in getattr(item, "key_points", [])])
+    if isinstance(item, ChoiceItem):
+        return _judge_choice(item, text)
+    return _judge_rubric(item, text)
+
+
+def check_answers(quiz: Quiz, answers: dict[str, str | None]) -> CheckResult:
+    results = []
+    for item in quiz.items:
+        res = judge(item, answers.get(item.id))
+        if res.verdict not in ("correct", "self"):
+            res.feedback += f"\nModel answer: {item.explanation}\nReread: {item.section}"
+        results.append(res)
+    return CheckResult(
+        items=results,
+        score=round(sum(r.score for r in results), 6),
+        max_score=round(sum(r.max_score for r in results), 6),
+    )

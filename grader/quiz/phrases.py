@@ -1,0 +1,272 @@
+"""Accepted phrasings: a tiny pattern language matched against a learner's free text.
+
+A phrasing is either ``re:REGEX`` (searched in the normalised text) or a sequence of slots:
+
+    weight* (stay|stays|remain*) the? same|unchanged|identical
+
+* a slot is one word, ``a|b|c`` alternatives, or ``(multi word|other)`` a parenthesised group;
+  ``(group)?`` is an optional slot;
+* ``*`` inside a word is a wildcard (``normali*``); a trailing ``?`` makes the last letter optional
+  (``keys?``);
+* numbers compare by value, so ``1`` matches ``+1`` and ``1.0``;
+* words of five letters or more tolerate one typo (two from nine letters), but the first two
+  letters must agree, so ``changed`` never passes for ``unchanged``;
+* consecutive slots may be separated by up to ``SMALL_GAP`` filler words, and by up to ``MAX_GAP``
+  where the phrasing says ``...``; never across a sentence end;
+* a leading ``~`` makes the phrasing count whether asserted or denied.
+
+Negation is what keeps reciting the right words from passing: a match counts only when the words
+the pattern did not itself consume (the gaps, and a short window before it in the same clause)
+hold an even number of negators. "weights are not the same" therefore fails ``weight* same``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from rapidfuzz.distance import DamerauLevenshtein
+
+SMALL_GAP = 2
+MAX_GAP = 5
+NEGATION_WINDOW = 5
+NEGATORS = frozenset(
+    "not no never neither nor without none nothing non cannot hardly "
+    "wrong false mistake mistaken myth misconception incorrect untrue".split()
+)
+_SENTENCE_END = frozenset(".;!?")
+_CLAUSE_END = _SENTENCE_END | {",", "but", "however", "whereas", "although", "though", "while"}
+
+# Contrastive phrases deny what follows them ("over positions rather than the vocabulary").
+_CONTRAST = re.compile(r"\b(rather than|instead of|as opposed to|unlike)\b")
+_CONTRACTIONS = [
+    (re.compile(r"\bcan't\b|\bcannot\b"), "can not"),
+    (re.compile(r"\bwon't\b"), "will not"),
+    (re.compile(r"\bshan't\b"), "shall not"),
+    (re.compile(r"n't\b"), " not"),
+]
+_TOKEN = re.compile(
+    r"[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?:/\d+(?:\.\d+)?)?"  # numbers, fractions included
+    r"|[a-z]+"
+    r"|[.;!?,]"
+)
+
+
+def normalise(text: str) -> str:
+    """Lower-case, ASCII punctuation, contractions expanded, word-joining hyphens split."""
+    text = text.lower()
+    for a, b in (("\u2019", "'"), ("\u2018", "'"), ("\u2212", "-"), ("\u2013", "-"), ("\u2014", " , "),
+                 ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times ")):
+        text = text.replace(a, b)
+    for pattern, repl in _CONTRACTIONS:
+        text = pattern.sub(repl, text)
+    text = _CONTRAST.sub(" not ", text)
+    # "next-token", "d_k", "row-wise" become separate words; "-1" and "dim=-1" keep their sign.
+    text = re.sub(r"(?<=[a-z0-9])[-_](?=[a-z])", " ", text)
+    text = re.sub(r"(?<=[a-z])-(?=\d)", " ", text)
+    text = re.sub(r"(?<=[a-z])\.(?=[a-z])", " dot ", text)  # "q.k"
+    text = re.sub(r"[()]", " , ", text)  # a parenthesis closes a clause for negation
+    text = re.sub(r"[=\[\]{}\"'`:]", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def as_number(token: str) -> Fraction | None:
+    try:
+        if "/" in token:
+            num, den = token.split("/")
+            return Fraction(num) / Fraction(den) if Fraction(den) != 0 else None
+        return Fraction(token)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    start: int  # character offset in the normalised text
+    end: int
+
+    @property
+    def is_word(self) -> bool:
+        return self.text not in _SENTENCE_END and self.text != ","
+
+
+class Doc:
+    """A learner's answer, normalised and tokenised once, matched against many phrasings."""
+
+    def __init__(self, raw: str):
+        self.raw = raw
+        self.text = normalise(raw)
+        self.tokens = [Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(self.text)]
+
+    def token_at(self, offset: int) -> int:
+        for i, tok in enumerate(self.tokens):
+            if tok.end > offset:
+                return i
+        return len(self.tokens)
+
+
+def _atom_matches(atom: str, word: str) -> bool:
+    if atom == word:
+        return True
+    if atom.endswith("?") and len(atom) > 2:
+        return _atom_matches(atom[:-1], word) or _atom_matches(atom[:-2], word)
+    a_num = as_number(atom)
+    if a_num is not None:
+        w_num = as_number(word)
+        return w_num is not None and w_num == a_num
+    if "*" in atom:
+        if fnmatch.fnmatchcase(word, atom):
+            return True
+        stem = atom.rstrip("*")
+        # A misspelt stem still matches ("probabilty" for "probabilit*"), never a bare wildcard.
+        if "*" in stem or len(stem) < 5:
+            return False
+        return any(_close(stem, word[:n]) for n in range(len(stem) - 1, len(stem) + 2))
+    return len(atom) >= 5 and _close(atom, word)
+
+
+def _close(expected: str, word: str) -> bool:
+    if len(word) < 4 or word[:2] != expected[:2]:
+        return False
+    limit = 2 if len(expected) >= 9 else 1
+    return DamerauLevenshtein.distance(expected, word, score_cutoff=limit) <= limit
+
+
+_SLOT = re.compile(r"\(([^()]*)\)(\?)?|([^\s()]+)")
+
+
+@dataclass(frozen=True)
+class Slot:
+    alternatives: tuple[tuple[str, ...], ...]  # each alternative is a run of adjacent words
+    optional: bool
+    gap: int  # words that may separate this slot from the previous one
+
+
+def parse_sequence(pattern: str) -> list[Slot]:
+    """Parse the slot syntax; raises ValueError with a learner-independent message."""
+    slots: list[Slot] = []
+    pos = 0
+    gap = SMALL_GAP
+    pattern = pattern.strip().lower()
+    while pos < len(pattern):
+        if pattern[pos].isspace():
+            pos += 1
+            continue
+        if pattern.startswith("...", pos):
+            gap, pos = MAX_GAP, pos + 3
+            continue
+        m = _SLOT.match(pattern, pos)
+        if not m or m.end() == pos:
+            raise ValueError(f"cannot parse phrasing near {pattern[pos:]!r}")
+        if m.group(1) is not None:
+            body, optional = m.group(1), bool(m.group(2))
+        else:
+            body, optional = m.group(3), False
+        alts = tuple(tuple(normalise(alt).split()) for alt in body.split("|"))
+        if not body or any(not alt for alt in alts):
+            raise ValueError(f"empty alternative in phrasing {pattern!r}")
+        slots.append(Slot(alts, optional, gap))
+        gap = SMALL_GAP
+        pos = m.end()
+    if not slots or all(s.optional for s in slots):
+        raise ValueError(f"phrasing {pattern!r} has no required word")
+    return slots
+
+
+@dataclass(frozen=True)
+class Hit:
+    start: int  # token index of the first matched word
+    end: int  # one past the last matched word
+    consumed: frozenset[int]  # token indices the pattern itself matched
+
+
+class Phrasing:
+    def __init__(self, source: str):
+        self.source = source
+        # "~" marks a point that counts asserted or denied ("softmax (does not) saturate").
+        self.polar = not source.startswith("~")
+        source = source.removeprefix("~")
+        if source.startswith("re:"):
+            try:
+                self.regex: re.Pattern[str] | None = re.compile(source[3:], re.IGNORECASE)
+            except re.error as exc:
+                raise ValueError(f"bad regular expression {source[3:]!r}: {exc}") from None
+            self.slots: list[Slot] = []
+        else:
+            self.regex = None
+            self.slots = parse_sequence(source)
+
+    def hits(self, doc: Doc) -> list[Hit]:
+        if self.regex is not None:
+            out = []
+            for m in self.regex.finditer(doc.text):
+                first, last = doc.token_at(m.start()), doc.token_at(max(m.end() - 1, m.start()))
+                span = range(first, min(last + 1, len(doc.tokens)))
+                out.append(Hit(first, last + 1, frozenset(span)))
+            return out
+        out = []
+        for start in range(len(doc.tokens)):
+            hit = self._match_from(doc, 0, start, None, ())
+            if hit is not None:
+                out.append(hit)
+        return out
+
+    def _match_from(self, doc, slot_i, pos, prev_end, consumed) -> Hit | None:
+        if slot_i == len(self.slots):
+            first = min(consumed)
+            return Hit(first, max(consumed) + 1, frozenset(consumed))
+        slot = self.slots[slot_i]
+        # The first slot must start exactly at `pos`; later ones may skip a short gap.
+        candidates = [pos] if prev_end is None else list(_gap_positions(doc, prev_end, slot.gap))
+        for cand in candidates:
+            for alt in slot.alternatives:
+                n = len(alt)
+                words = doc.tokens[cand:cand + n]
+                if len(words) == n and all(_atom_matches(a, w.text) for a, w in zip(alt, words)):
+                    hit = self._match_from(doc, slot_i + 1, None, cand + n, consumed + tuple(range(cand, cand + n)))
+                    if hit is not None:
+                        return hit
+        if slot.optional:
+            return self._match_from(doc, slot_i + 1, pos, prev_end, consumed)
+        return None
+
+    def matches(self, doc: Doc) -> bool:
+        """True when some occurrence is not denied by an unconsumed negator."""
+        return any(not (self.polar and negated(doc, hit)) for hit in self.hits(doc))
+
+
+def _gap_positions(doc: Doc, after: int, limit: int):
+    skipped = 0
+    for i in range(after, len(doc.tokens)):
+        yield i
+        tok = doc.tokens[i].text
+        if tok in _SENTENCE_END:
+            return
+        if tok != ",":
+            skipped += 1
+            if skipped > limit:
+                return
+
+
+def negated(doc: Doc, hit: Hit) -> bool:
+    """Odd count of negators that bear on the match: each must reach a matched word within
+    NEGATION_WINDOW words without crossing a clause boundary ("zero scores (not -inf), still sum")."""
+    count = 0
+    for n in range(max(0, hit.start - NEGATION_WINDOW), hit.end):
+        if n in hit.consumed or doc.tokens[n].text not in NEGATORS:
+            continue
+        for i in range(n + 1, min(n + 1 + NEGATION_WINDOW, hit.end)):
+            if i in hit.consumed:
+                count += 1
+                break
+            if doc.tokens[i].text in _CLAUSE_END:
+                break
+    return count % 2 == 1
+
+
+def compile_accept(entry: str | list[str]) -> list[Phrasing]:
+    """An accept entry is one phrasing, or a list that must all match (anywhere in the answer)."""
+    return [Phrasing(p) for p in ([entry] if isinstance(entry, str) else entry)]

@@ -1,0 +1,35 @@
+"""Small JSON state files (quiz session, card schedule): found under the user's data dir, written atomically."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import platformdirs
+
+APP = "attention-grader"
+
+
+def state_path(explicit: str | os.PathLike | None, env_var: str, filename: str) -> Path:
+    """--flag wins, then the environment variable, then the platform's user data directory."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get(env_var):
+        return Path(os.environ[env_var])
+    return Path(platformdirs.user_data_dir(APP)) / filename
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write beside the target, fsync, then rename: a crash leaves the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

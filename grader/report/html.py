@@ -1,0 +1,155 @@
+"""One self-contained HTML file per submission: pictures inline, nothing loaded from the network.
+
+Every string that came from the Report is escaped: feedback quotes the student's numbers and
+runtime.output is whatever the submission printed.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from grader.report.markdown import (
+    PROBLEM,
+    Audience,
+    fmt_number,
+    headline,
+    points_formatter,
+    problems,
+    shown_checks,
+    truncate,
+)
+from grader.report.models import CheckReport, Report
+from grader.report.plots import heatmap_png, row_change_png
+
+# Scoped under .grader-report so the same fragment can sit inside a Jupyter page without restyling it.
+_CSS = """
+.grader-report{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;
+ max-width:980px;line-height:1.45;font-size:15px}
+.grader-report h1{font-size:1.5em;margin:.2em 0}
+.grader-report h2{font-size:1.2em;margin:1.2em 0 .4em;border-bottom:1px solid #ddd}
+.grader-report h3{font-size:1.05em;margin:.6em 0 .3em}
+.grader-report .score{font-size:1.25em;font-weight:600}
+.grader-report .ok{color:#1e7b34}.grader-report .bad{color:#b42318}.grader-report .skip{color:#666}
+.grader-report .diag{border-left:5px solid #b42318;background:#fff4f2;padding:.5em 1em;margin:.6em 0}
+.grader-report .diag.more{border-left-color:#e0a800;background:#fffaeb}
+.grader-report .praise{border-left:5px solid #1e7b34;background:#eefaf1;padding:.5em 1em}
+.grader-report table{border-collapse:collapse;margin:.4em 0}
+.grader-report th,.grader-report td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}
+.grader-report td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.grader-report pre{background:#f6f8fa;padding:.5em;overflow-x:auto;white-space:pre-wrap;
+ word-break:break-all;margin:0;font-size:13px}
+.grader-report .reread{font-style:italic}
+.grader-report figure{margin:.8em 0}
+.grader-report figure img{max-width:100%;height:auto;border:1px solid #eee}
+.grader-report figcaption{font-size:.9em;color:#444}
+.grader-report .fail{border:1px solid #f0c4bf;border-radius:4px;padding:.4em .8em;margin:.6em 0}
+"""
+
+_STATUS_CLASS = {"passed": "ok", "failed": "bad", "error": "bad", "skipped": "skip"}
+_STATUS_TEXT = {"passed": "\u2713 passed", "failed": "\u2717 failed", "error": "! error", "skipped": "- skipped"}
+
+
+def _e(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def _img(b64: str, alt: str, kind: str) -> str:
+    return f'<img class="{kind}" data-kind="{kind}" alt="{_e(alt)}" src="data:image/png;base64,{b64}">'
+
+
+def _failing_check(c: CheckReport) -> str:
+    parts = [f'<div class="fail" id="check-{_e(c.id)}"><h3>{_e(c.title)} '
+             f'<span class="{_STATUS_CLASS[c.status]}">({_e(c.status)})</span></h3>',
+             f"<p>{_e(c.feedback)}</p>"]
+    rows = [(label, value) for label, value in (("expected", c.expected), ("observed", c.observed))
+            if value is not None]
+    if rows:
+        parts.append("<table>" + "".join(f"<tr><th>{label}</th><td><pre>{_e(value)}</pre></td></tr>"
+                                         for label, value in rows) + "</table>")
+    if c.cases_total:
+        parts.append(f"<p>{c.cases_passed} of {c.cases_total} cases passed.</p>")
+    if c.section:
+        parts.append(f'<p class="reread">Reread: {_e(c.section)}</p>')
+    if c.hint:
+        parts.append(f"<p>Hint: {_e(c.hint)}</p>")
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def _visuals(report: Report) -> list[str]:
+    v = report.visuals
+    out: list[str] = []
+    for hm in (v.worked_example, v.random_probe):
+        if hm is None:
+            continue
+        out.append(f"<figure>{_img(heatmap_png(hm), hm.title + ': your weights next to the correct weights', 'heatmap')}"
+                   f"<figcaption>{_e(hm.title)}. Row i is receiving position i, column j is source j; each "
+                   "row is a set of shares that should sum to one. Dashed cells are forbidden (the source "
+                   "comes after the receiver); a red outline marks a leaked cell, where your weight there "
+                   "is not zero; grey hatching means NaN or inf.</figcaption></figure>")
+    if v.leak_row_change is not None:
+        changes = ", ".join(fmt_number(x, 6) for x in v.leak_row_change)
+        out.append(f"<figure>{_img(row_change_png(v.leak_row_change, v.unmasked_row_change), 'max change of each earlier output row: ' + changes, 'row-change')}"
+                   "<figcaption>Only the future keys and values were changed. With a correct mask every "
+                   "earlier output row stays exactly where it was (red bars at 0); the grey bars are "
+                   "unmasked attention, the negative control that proves this probe would catch a leak."
+                   "</figcaption></figure>")
+    if out:
+        out.insert(0, "<h2>Where information flows</h2>")
+    return out
+
+
+def render_fragment(report: Report, *, audience: Audience = "student") -> str:
+    """The report as one <div>, with its own scoped style: what a notebook cell displays."""
+    checks, held_back = shown_checks(report, audience)
+    fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
+                           + [report.score, report.max_score])
+    bad = problems(checks)
+    parts = [f'<div class="grader-report"><style>{_CSS}</style>',
+             f"<h1>Attention check: {_e(report.submission)}</h1>",
+             f'<p class="score">Score: {fmt(report.score)} / {fmt(report.max_score)}</p>',
+             f'<p class="{"diag" if bad else "praise"}">{_e(headline(report, checks))}</p>']
+    for n, d in enumerate(report.diagnoses):
+        parts.append(f'<div class="diag{" more" if n else ""}"><h3>{"Also possible: " if n else ""}{_e(d.title)}</h3>'
+                     f"<p>{_e(d.message)}</p><p class=\"reread\">Reread: {_e(d.section)}</p></div>")
+    parts.append("<h2>Checks</h2><table><tr><th>group</th><th>check</th><th>status</th><th>points</th></tr>")
+    for c in checks:
+        title = f'<a href="#check-{_e(c.id)}">{_e(c.title)}</a>' if c.status in PROBLEM else _e(c.title)
+        parts.append(f"<tr><td>{_e(c.group)}</td><td>{title}</td>"
+                     f'<td class="{_STATUS_CLASS[c.status]}">{_STATUS_TEXT[c.status]}</td>'
+                     f'<td class="num">{fmt(c.score)} / {fmt(c.max_score)}</td></tr>')
+    parts.append("</table>")
+    if held_back:
+        parts.append(f"<p>{held_back} further check(s) are hidden until results are released.</p>")
+    # Pictures before the details: the pattern is quicker to read than the numbers.
+    parts += _visuals(report)
+    if bad:
+        parts.append("<h2>What to fix</h2>")
+        parts += [_failing_check(c) for c in bad]
+    rt = report.runtime
+    parts.append(f"<h2>Run</h2><p>Isolation: {_e(rt.isolation)}; wall time {rt.wall_s:.2f} s.</p>")
+    if rt.output:
+        parts.append(f"<p>What your code printed:</p><pre>{_e(truncate(rt.output))}</pre>")
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def render_html(report: Report, *, audience: Audience = "student") -> str:
+    """A complete HTML document; the CSP forbids any fetch, so a stray reference could not load anyway."""
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
+        "style-src 'unsafe-inline'\">\n"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>Attention check: {_e(report.submission)}</title></head>\n"
+        f'<body style="margin:1.5em">\n{render_fragment(report, audience=audience)}\n</body></html>\n'
+    )
+
+
+def write_html(report: Report, path: Path, *, audience: Audience = "student") -> Path:
+    """`check --html PATH`; for `grade --html DIR` pass DIR / report_filename(report.submission, ".html")."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_html(report, audience=audience), encoding="utf-8")
+    return path

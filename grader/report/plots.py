@@ -1,0 +1,121 @@
+"""Matplotlib pictures for the report, returned as base64 PNG so every renderer can inline them.
+
+Rows are receiving positions and columns are sources, as in the chapter. Pictures only draw what
+the Report says.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display on a grading machine, and identical output everywhere
+
+from matplotlib.colors import LinearSegmentedColormap  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+
+from grader.report.markdown import Matrix, is_missing, leaked_cells  # noqa: E402
+from grader.report.models import Heatmap  # noqa: E402
+
+DPI = 80  # modest: a report holds several pictures and must stay small
+# Only "Software" is written by default; dropping it keeps the bytes identical across matplotlib versions.
+_PNG_METADATA = {"Software": None}
+_CMAP = LinearSegmentedColormap.from_list("weights", ["#ffffff", "#2b6cb0"])
+_NAN_FACE = "#b0b0b0"
+_LEAK = "#d62728"
+_FORBIDDEN_EDGE = "#444444"
+# Above this many positions, the numbers no longer fit inside the cells.
+_MAX_ANNOTATED = 8
+
+def _png_base64(fig: Figure) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata=_PNG_METADATA)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _draw_weights(ax, weights: Matrix, title: str, *, mark_leaks: bool) -> None:
+    t = len(weights)
+    grid = [[float("nan") if is_missing(w) else float(w) for w in row] for row in weights]
+    ax.imshow(grid, cmap=_CMAP, vmin=0.0, vmax=1.0, interpolation="nearest")
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("source position j")
+    ax.set_ylabel("receiving position i")
+    ax.set_xticks(range(t))
+    ax.set_yticks(range(t))
+    annotate = t <= _MAX_ANNOTATED
+    leaks = set(leaked_cells(weights)) if mark_leaks else set()
+    for i, row in enumerate(weights):
+        for j, w in enumerate(row):
+            if is_missing(w):
+                # Grey and hatched: NaN/inf must never look like a weight of zero.
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=_NAN_FACE, hatch="///",
+                                       edgecolor="#707070", linewidth=0))
+                if annotate:
+                    ax.text(j, i, "NaN", ha="center", va="center", fontsize=7, color="black")
+                continue
+            if j > i:
+                # Forbidden cell: the mask must hide source j from receiver i.
+                ax.add_patch(Rectangle((j - 0.45, i - 0.45), 0.9, 0.9, fill=False,
+                                       edgecolor=_FORBIDDEN_EDGE, linestyle=(0, (2, 2)), linewidth=1))
+            if (i, j) in leaks:
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor=_LEAK, linewidth=2.5))
+            if annotate:
+                color = "white" if w > 0.6 else "black"
+                ax.text(j, i, f"{w:.3f}", ha="center", va="center", fontsize=8 if t <= 4 else 6,
+                        color=_LEAK if (i, j) in leaks else color,
+                        fontweight="bold" if (i, j) in leaks else "normal")
+    ax.set_xlim(-0.5, t - 0.5)
+    ax.set_ylim(t - 0.5, -0.5)
+
+
+def heatmap_png(heatmap: Heatmap) -> str:
+    """The student's weights next to the correct weights, as base64 PNG."""
+    fig = Figure(figsize=(8.0, 4.2))
+    left, right = fig.subplots(1, 2)
+    if heatmap.student is None:
+        left.set_axis_off()
+        left.text(0.5, 0.5, "no weights returned", ha="center", va="center", fontsize=11,
+                  transform=left.transAxes)
+    else:
+        _draw_weights(left, heatmap.student, "your weights", mark_leaks=True)
+    _draw_weights(right, heatmap.expected, "correct weights", mark_leaks=False)
+    fig.suptitle(heatmap.title, fontsize=11)
+    fig.text(0.5, 0.01,
+             "dashed: forbidden (source after receiver)   red: leaked (non-zero weight on a forbidden cell)"
+             "   grey hatched: NaN/inf",
+             ha="center", fontsize=7.5, color="#333333")
+    fig.subplots_adjust(left=0.08, right=0.98, top=0.85, bottom=0.16, wspace=0.35)
+    return _png_base64(fig)
+
+
+def row_change_png(leak: Sequence[float | None], control: Sequence[float] | None) -> str:
+    """Max change of each earlier output row when only the future is changed, as base64 PNG."""
+    n = len(leak)
+    fig = Figure(figsize=(6.0, 3.2))
+    ax = fig.subplots()
+    width = 0.4 if control is not None else 0.6
+    offset = width / 2 if control is not None else 0.0
+    xs = list(range(n))
+    heights = [0.0 if is_missing(v) else float(v) for v in leak]
+    ax.bar([x - offset for x in xs], heights, width, color=_LEAK, label="your attention")
+    for x, v in zip(xs, leak, strict=True):
+        if is_missing(v):
+            ax.text(x - offset, 0.0, "NaN", ha="center", va="bottom", fontsize=8, color="#555555")
+        elif v == 0.0:
+            # A zero bar is invisible; say it, because "did not move" is the result we hope for.
+            ax.text(x - offset, 0.0, "0", ha="center", va="bottom", fontsize=8, color=_LEAK)
+    if control is not None:
+        ax.bar([x + offset for x in xs], list(control), width, color="#999999",
+               label="unmasked attention (negative control)")
+    ax.set_xticks(xs)
+    ax.set_xlabel("earlier receiving position")
+    ax.set_ylabel("max |change| of output row")
+    ax.set_title("Change only the future: how much did each earlier row move?", fontsize=10)
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.subplots_adjust(left=0.13, right=0.97, top=0.88, bottom=0.17)
+    return _png_base64(fig)

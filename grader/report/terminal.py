@@ -1,0 +1,139 @@
+"""Terminal feedback for `check`: a rich table and a diagnosis panel, plain text for pipes and NO_COLOR."""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+
+from rich import box
+from rich.console import Console, Group
+from rich.padding import Padding
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from grader.report.markdown import (
+    STATUS_WORD,
+    Audience,
+    headline,
+    points_formatter,
+    problems,
+    shown_checks,
+    truncate,
+)
+from grader.report.models import CheckReport, Report
+
+TERMINAL_OUTPUT_LIMIT = 600  # the full printout is in the HTML report; a terminal only needs a taste
+_STYLE = {"passed": "green", "failed": "bold red", "error": "bold red", "skipped": "dim"}
+_SYMBOL = {"passed": "\u2713", "failed": "\u2717", "error": "!", "skipped": "-"}
+
+
+def printable(text: str) -> str:
+    """Student text may carry escape sequences; a report must not be able to drive the terminal."""
+    return "".join(
+        ch if ch in "\n\t" or unicodedata.category(ch) != "Cc" else f"\\x{ord(ch):02x}" for ch in text
+    )
+
+
+def _plain(console: Console) -> bool:
+    return not console.is_terminal or console.no_color or "NO_COLOR" in os.environ
+
+
+def _label(c: CheckReport, audience: Audience) -> str:
+    hidden = f" [{c.visibility}]" if audience == "instructor" and c.visibility != "visible" else ""
+    return printable(c.title) + hidden
+
+
+def render_terminal(report: Report, *, console: Console | None = None, audience: Audience = "student") -> None:
+    console = console or Console()
+    checks, held_back = shown_checks(report, audience)
+    fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
+                           + [report.score, report.max_score])
+    # Pad score and maximum separately so both the slashes and the last digits line up.
+    ws = max((len(fmt(c.score)) for c in checks), default=0)
+    wm = max((len(fmt(c.max_score)) for c in checks), default=0)
+    points = [f"{fmt(c.score):>{ws}} / {fmt(c.max_score):>{wm}}" for c in checks]
+    if _plain(console):
+        _render_plain(report, console, audience, checks, held_back, points, fmt)
+    else:
+        _render_rich(report, console, audience, checks, held_back, points, fmt)
+
+
+def _failure_lines(c: CheckReport) -> list[tuple[str, str]]:
+    """(label, text) pairs for one failing check, labels padded by the caller so values align."""
+    rows = [("", printable(c.feedback))]
+    rows += [(label, printable(v)) for label, v in (("expected", c.expected), ("observed", c.observed))
+             if v is not None]
+    if c.section:
+        rows.append(("reread", printable(c.section)))
+    if c.hint:
+        rows.append(("hint", printable(c.hint)))
+    return rows
+
+
+def _render_plain(report, console, audience, checks, held_back, points, fmt) -> None:
+    out: list[str] = [f"Attention check: {printable(report.submission)}",
+                      f"Score: {fmt(report.score)} / {fmt(report.max_score)}",
+                      printable(headline(report, checks, pictures=False)), ""]
+    if report.diagnoses:
+        top = report.diagnoses[0]
+        out += [f"Diagnosis: {printable(top.title)}", f"  {printable(top.message)}",
+                f"  Reread: {printable(top.section)}"]
+        out += [f"Also possible: {printable(d.title)} (reread: {printable(d.section)})"
+                for d in report.diagnoses[1:]]
+        out.append("")
+    width = max((len(p) for p in points), default=0)
+    for c, p in zip(checks, points, strict=True):
+        out.append(f"  {STATUS_WORD[c.status]:<8} {p:>{width}}  {_label(c, audience)}")
+    if held_back:
+        out.append(f"  ({held_back} further check(s) hidden until results are released)")
+    for c in problems(checks):
+        out += ["", f"{STATUS_WORD[c.status]}: {_label(c, audience)}"]
+        out += [f"  {label + ':':<9} {text}" if label else f"  {text}" for label, text in _failure_lines(c)]
+    rt = report.runtime
+    out += ["", f"Isolation: {printable(rt.isolation)}; wall time {rt.wall_s:.2f} s"]
+    if rt.output:
+        out += ["Your code printed:", printable(truncate(rt.output.rstrip(), TERMINAL_OUTPUT_LIMIT))]
+    for line in out:
+        console.print(line, markup=False, highlight=False, emoji=False, soft_wrap=True)
+
+
+def _render_rich(report, console, audience, checks, held_back, points, fmt) -> None:
+    total_style = "bold green" if not problems(checks) else "bold"
+    console.print(Text.assemble(("Attention check: ", "bold"), printable(report.submission), "   ",
+                                (f"{fmt(report.score)} / {fmt(report.max_score)}", total_style)))
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("group", style="dim")
+    table.add_column("check")
+    table.add_column("status")
+    table.add_column("points", justify="right")
+    for c, p in zip(checks, points, strict=True):
+        table.add_row(Text(printable(c.group)), Text(_label(c, audience)),
+                      Text(f"{_SYMBOL[c.status]} {c.status}", style=_STYLE[c.status]), Text(p))
+    console.print(table)
+    if held_back:
+        console.print(Text(f"{held_back} further check(s) hidden until results are released.", style="dim"))
+    if report.diagnoses:
+        top = report.diagnoses[0]
+        body = Group(Text(printable(top.message)),
+                     Text.assemble(("Reread: ", "bold"), (printable(top.section), "italic")))
+        console.print(Panel(body, title=Text(printable(top.title), style="bold"), border_style="red",
+                            title_align="left"))
+        for d in report.diagnoses[1:]:
+            console.print(Text.assemble(("Also possible: ", "yellow"), printable(d.title), " (reread: ",
+                                        (printable(d.section), "italic"), ")"))
+    elif not problems(checks):
+        console.print(Panel(Text(headline(report, checks, pictures=False)), border_style="green"))
+    for c in problems(checks):
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column()
+        for label, text in _failure_lines(c):
+            grid.add_row(label, Text(text))
+        console.print(Text(f"{_SYMBOL[c.status]} {_label(c, audience)}", style=_STYLE[c.status]))
+        console.print(Padding(grid, (0, 0, 0, 2)))
+    rt = report.runtime
+    console.print(Text(f"isolation: {printable(rt.isolation)}   wall time {rt.wall_s:.2f} s", style="dim"))
+    if rt.output:
+        console.print(Panel(Text(printable(truncate(rt.output.rstrip(), TERMINAL_OUTPUT_LIMIT))),
+                            title="your code printed", border_style="dim", title_align="left"))

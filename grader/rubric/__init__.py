@@ -1,0 +1,43 @@
+"""YAML rubrics: which checks count, for how many points, who sees them, and what a student is told.
+
+The format lives in `model.py` (pydantic; its JSON Schema is `grader/schemas/rubric.schema.json`),
+loading with FILE:LINE:COLUMN problems in `load.py`, scoring in `score.py`, the CLI verb in `cli.py`.
+
+Decisions the rest of the grader relies on:
+
+- Audience "student" sees only checks whose visibility is `visible`. Every other check is absent
+  from the report: no name, input, expected value, feedback or points, and its points are absent
+  from the student's total and group subtotals (so a self-check out of 60 is not a score out of 100
+  with 40 unexplained points missing). Audience "instructor" sees every check.
+- A check whose prerequisite (`requires`) did not pass is `skipped`, scores 0, and its feedback names
+  the prerequisite, except that a student is told only "a hidden check" for one hidden from them.
+  Prerequisites are decided on every check's outcome, hidden ones included.
+- Scores: `passed` earns full points. Otherwise `fraction` earns points x cases_passed / cases_total
+  (an `error` too: the cases that passed before it raised still count); `all_or_nothing` earns 0.
+- Feedback: the rubric's `passed`/`failed` text replaces the check's own; for an `error` the check's
+  own message (what raised) follows the `failed` text. Expected and observed numbers are kept.
+- Groups: a check counts toward its rubric `group`, else the registry's; subtotals are listed in
+  order of first appearance in the rubric, and only for groups with at least one reported check.
+- Hints go only with `failed` or `error` (a skipped check's cause is elsewhere). Without a state file
+  the first hint is shown, so a report is a pure function of file, secret and rubric. With
+  `hint_state_path` and `hint_key`, each failing run shows the next hint of each failing check.
+"""
+
+from grader.rubric.cli import register
+from grader.rubric.load import RubricError, load_rubric, parse_rubric
+from grader.rubric.model import SCHEMA_PATH, Rubric, RubricCheck, schema_text, write_schema
+from grader.rubric.score import ScoredChecks, score_checks
+
+__all__ = [
+    "SCHEMA_PATH",
+    "Rubric",
+    "RubricCheck",
+    "RubricError",
+    "ScoredChecks",
+    "load_rubric",
+    "parse_rubric",
+    "register",
+    "schema_text",
+    "score_checks",
+    "write_schema",
+]

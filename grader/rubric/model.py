@@ -1,0 +1,222 @@
+"""The rubric's pydantic models: the single source of the YAML format and its JSON Schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic_core import PydanticCustomError
+
+from grader.checks.base import DEFAULT_TOLERANCES, Tolerance
+from grader.checks.registry import CHECK_IDS, CHECKS
+from grader.report.models import Visibility
+
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "rubric.schema.json"
+
+# A Literal of the registry's ids puts them in the JSON Schema, so editors can complete them.
+CheckId = Literal[CHECK_IDS]  # type: ignore[valid-type]
+DTypeName = Literal["float64", "float32", "float16", "bfloat16"]
+PartialCredit = Literal["fraction", "all_or_nothing"]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+DottedName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")]
+Points = Annotated[float, Field(ge=0, strict=True, allow_inf_nan=False)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ToleranceSpec(_Model):
+    """Closeness for one dtype, as in torch.testing.assert_close: |a - b| <= atol + rtol * |b|."""
+
+    atol: Annotated[float, Field(ge=0, strict=True, allow_inf_nan=False)]
+    rtol: Annotated[float, Field(ge=0, strict=True, allow_inf_nan=False)]
+
+    def as_tolerance(self) -> Tolerance:
+        return Tolerance(atol=self.atol, rtol=self.rtol)
+
+
+class EntryPoints(_Model):
+    """What the submission must define."""
+
+    module: DottedName = Field(description="Module the submission is imported as, e.g. 'attention'.")
+    functions: list[Identifier] = Field(default=[], description="Functions the module must define.")
+    classes: list[Identifier] = Field(default=[], description="Classes the module must define.")
+
+    @model_validator(mode="after")
+    def _something_to_call(self) -> EntryPoints:
+        if not self.functions and not self.classes:
+            raise ValueError("name at least one function or class the submission must define")
+        return self
+
+
+class Feedback(_Model):
+    """Replaces the check's own text; observed and expected numbers are still shown beside it."""
+
+    passed: Text | None = Field(None, description="Shown when the check passes.")
+    failed: Text | None = Field(None, description="Shown when the check fails or raises.")
+
+
+class RubricCheck(_Model):
+    id: CheckId = Field(description="A check id from grader/checks/registry.py.")
+    points: Points = Field(description="Points for passing every case.")
+    partial_credit: PartialCredit = Field(
+        "all_or_nothing",
+        description="'fraction': points times the fraction of sub-cases passed; 'all_or_nothing': full points only on a pass.",
+    )
+    visibility: Visibility = Field(
+        "visible",
+        description="Gradescope's rule: a student's self-check shows only 'visible' checks.",
+    )
+    group: Text | None = Field(None, description="Subtotal this check counts toward; default: the registry's group.")
+    tolerance: dict[DTypeName, ToleranceSpec] | None = Field(
+        None, description="Overrides the rubric's tolerances for this check only."
+    )
+    requires: list[CheckId] = Field(
+        default=[], description="Checks that must pass first; otherwise this one is skipped, naming them."
+    )
+    feedback: Feedback | None = None
+    hints: list[Text] = Field(
+        default=[], description="Revealed one per failing run: the first, then the next, never the solution."
+    )
+
+
+class Rubric(_Model):
+    """One assignment's rubric: which checks count, for how much, and what a student is told."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="Rubric")
+
+    assignment_id: Identifier
+    title: Text
+    entry_points: EntryPoints
+    forbidden_apis: list[DottedName] = Field(
+        default=[], description="Dotted names the submission must not use, e.g. torch.nn.MultiheadAttention."
+    )
+    secret_env: Annotated[str, StringConstraints(pattern=r"^[A-Z_][A-Z0-9_]*$")] = Field(
+        description="Environment variable holding the secret that seeds hidden probes."
+    )
+    tolerances: dict[DTypeName, ToleranceSpec] = Field(
+        default={}, description="Default closeness per dtype; unlisted dtypes use the grader's defaults."
+    )
+    checks: list[RubricCheck] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Rubric:
+        problems = _cross_check_problems(self)
+        if problems:
+            summary = "; ".join(f"{'.'.join(map(str, loc))}: {msg}" for loc, msg in problems)
+            raise PydanticCustomError("rubric_consistency", "{summary}", {"summary": summary, "problems": problems})
+        return self
+
+    def check(self, check_id: str) -> RubricCheck:
+        for check in self.checks:
+            if check.id == check_id:
+                return check
+        raise KeyError(f"check {check_id!r} is not in rubric {self.assignment_id!r}")
+
+    @property
+    def check_ids(self) -> list[str]:
+        return [check.id for check in self.checks]
+
+    @property
+    def max_score(self) -> float:
+        return sum(check.points for check in self.checks)
+
+    def group_of(self, check_id: str) -> str:
+        return self.check(check_id).group or CHECKS[check_id].group
+
+    def tolerance(self, check_id: str, dtype_name: str) -> Tolerance:
+        """The check's override, else the rubric's default, else the grader's default for the dtype."""
+        override = next((c.tolerance for c in self.checks if c.id == check_id), None) or {}
+        spec = override.get(dtype_name) or self.tolerances.get(dtype_name)
+        if spec is not None:
+            return spec.as_tolerance()
+        if dtype_name not in DEFAULT_TOLERANCES:
+            raise KeyError(f"no tolerance for dtype {dtype_name!r} in rubric {self.assignment_id!r}")
+        return DEFAULT_TOLERANCES[dtype_name]
+
+    def run_order(self) -> list[str]:
+        """Check ids, each after its prerequisites; otherwise in rubric order."""
+        order: list[str] = []
+        seen: set[str] = set()
+
+        def visit(check_id: str) -> None:
+            if check_id in seen:
+                return
+            seen.add(check_id)
+            for prerequisite in self.check(check_id).requires:
+                visit(prerequisite)
+            order.append(check_id)
+
+        for check in self.checks:
+            visit(check.id)
+        return order
+
+
+Problem = tuple[tuple[str | int, ...], str]
+
+
+def _cross_check_problems(rubric: Rubric) -> list[Problem]:
+    """What a per-field model cannot see: duplicates and the shape of the `requires` graph."""
+    problems: list[Problem] = []
+    first_index: dict[str, int] = {}
+    for i, check in enumerate(rubric.checks):
+        if check.id in first_index:
+            problems.append(((("checks", i, "id")), f"duplicate check id {check.id!r}, already checks[{first_index[check.id]}]"))
+        else:
+            first_index[check.id] = i
+    for i, check in enumerate(rubric.checks):
+        for k, prerequisite in enumerate(check.requires):
+            if prerequisite == check.id:
+                problems.append((("checks", i, "requires", k), f"check {check.id!r} requires itself"))
+            elif prerequisite not in first_index:
+                problems.append((
+                    ("checks", i, "requires", k),
+                    f"requires {prerequisite!r}, which this rubric does not include; add that check or drop the requirement",
+                ))
+    if problems:
+        return problems
+    return _cycle_problems(rubric, first_index)
+
+
+def _cycle_problems(rubric: Rubric, index: dict[str, int]) -> list[Problem]:
+    # Depth-first search in rubric order, so the same file always reports the same cycle.
+    state: dict[str, str] = {}
+    stack: list[str] = []
+    problems: list[Problem] = []
+
+    def visit(check_id: str) -> None:
+        state[check_id] = "active"
+        stack.append(check_id)
+        for k, prerequisite in enumerate(rubric.checks[index[check_id]].requires):
+            if state.get(prerequisite) == "active":
+                cycle = stack[stack.index(prerequisite):] + [prerequisite]
+                problems.append((
+                    ("checks", index[check_id], "requires", k),
+                    "requires cycle: " + " -> ".join(cycle) + "; no order can run these checks",
+                ))
+            elif prerequisite not in state:
+                visit(prerequisite)
+        stack.pop()
+        state[check_id] = "done"
+
+    for check in rubric.checks:
+        if check.id not in state:
+            visit(check.id)
+    return problems
+
+
+def schema_text() -> str:
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **Rubric.model_json_schema()}
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_schema(path: Path | None = None) -> Path:
+    """Regenerate the rubric's JSON Schema from the models (editors validate YAML with it)."""
+    path = path or SCHEMA_PATH
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(schema_text(), encoding="utf-8")
+    return path

@@ -1,0 +1,201 @@
+"""Turn check outcomes into points, group subtotals and what a student is told."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from grader.checks.base import CheckOutcome
+from grader.checks.registry import CHECKS
+from grader.report.models import CheckReport, GroupTotal, Status
+from grader.rubric.model import Rubric, RubricCheck
+
+Audience = Literal["instructor", "student"]
+
+
+class ScoredChecks(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    checks: list[CheckReport]
+    groups: list[GroupTotal]
+    score: float
+    max_score: float
+
+
+class HintState(BaseModel):
+    """How many hints each failing check has revealed, per assignment and submission."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[1] = 1
+    revealed: dict[str, dict[str, int]] = Field(default={}, description="key -> check id -> hints shown")
+
+
+def score_checks(
+    rubric: Rubric,
+    outcomes: dict[str, CheckOutcome],
+    *,
+    audience: Audience,
+    hint_key: str | None = None,
+    hint_state_path: Path | None = None,
+) -> ScoredChecks:
+    statuses = _statuses(rubric, outcomes)
+    shown = [c for c in rubric.checks if audience == "instructor" or c.visibility == "visible"]
+    hints = _Hints(rubric, hint_key, hint_state_path)
+    reports = [_report(rubric, check, statuses, outcomes.get(check.id), audience, hints) for check in shown]
+    hints.save()
+
+    groups: dict[str, list[CheckReport]] = {}
+    for report in reports:
+        groups.setdefault(report.group, []).append(report)
+    return ScoredChecks(
+        checks=reports,
+        groups=[
+            GroupTotal(name=name, score=_total(r.score for r in members), max_score=_total(r.max_score for r in members))
+            for name, members in groups.items()
+        ],
+        score=_total(r.score for r in reports),
+        max_score=_total(r.max_score for r in reports),
+    )
+
+
+def _statuses(rubric: Rubric, outcomes: dict[str, CheckOutcome]) -> dict[str, Status]:
+    statuses: dict[str, Status] = {}
+    for check_id in rubric.run_order():
+        if any(statuses[p] != "passed" for p in rubric.check(check_id).requires):
+            statuses[check_id] = "skipped"
+        elif check_id in outcomes:
+            statuses[check_id] = outcomes[check_id].status
+        else:
+            # The caller computes every outcome it does not know to be skipped; a gap is a grader bug.
+            raise ValueError(f"no outcome for check {check_id!r}, which the rubric runs")
+    return statuses
+
+
+def _report(
+    rubric: Rubric,
+    check: RubricCheck,
+    statuses: dict[str, Status],
+    outcome: CheckOutcome | None,
+    audience: Audience,
+    hints: _Hints,
+) -> CheckReport:
+    spec = CHECKS[check.id]
+    status = statuses[check.id]
+    common = dict(
+        id=check.id,
+        title=spec.title,
+        group=rubric.group_of(check.id),
+        status=status,
+        max_score=check.points,
+        visibility=check.visibility,
+        section=spec.section,
+    )
+    if status == "skipped" or outcome is None:
+        return CheckReport(**common, score=0.0, feedback=_skipped_feedback(rubric, check, statuses, audience))
+    return CheckReport(
+        **common,
+        score=_score(check, outcome),
+        feedback=_feedback(check, outcome),
+        expected=outcome.expected,
+        observed=outcome.observed,
+        hint=hints.next(check) if status in ("failed", "error") else None,
+        cases_passed=outcome.cases_passed,
+        cases_total=outcome.cases_total,
+    )
+
+
+def _score(check: RubricCheck, outcome: CheckOutcome) -> float:
+    if outcome.status == "passed":
+        return check.points
+    if check.partial_credit == "fraction" and outcome.cases_total > 0:
+        return round(check.points * outcome.cases_passed / outcome.cases_total, 6)
+    return 0.0
+
+
+def _feedback(check: RubricCheck, outcome: CheckOutcome) -> str:
+    override = check.feedback
+    if outcome.status == "passed":
+        return (override and override.passed) or outcome.feedback
+    if outcome.status == "failed":
+        return (override and override.failed) or outcome.feedback
+    # An error's own message says what raised, which no fixed text can.
+    if override and override.failed:
+        return f"{override.failed}\n{outcome.feedback}"
+    return outcome.feedback
+
+
+def _skipped_feedback(rubric: Rubric, check: RubricCheck, statuses: dict[str, Status], audience: Audience) -> str:
+    blockers = [p for p in check.requires if statuses[p] != "passed"]
+    # A student is never told the name of a check hidden from them.
+    named = [
+        f"“{CHECKS[p].title}” ({p})"
+        for p in blockers
+        if audience == "instructor" or rubric.check(p).visibility == "visible"
+    ]
+    if len(named) < len(blockers):
+        named.append("a hidden check")
+    return (
+        f"Skipped: this check needs {' and '.join(named)} to pass first. "
+        "Fix that one; it is the root cause, reported once."
+    )
+
+
+def _total(values) -> float:
+    return round(sum(values), 6)
+
+
+class _Hints:
+    """Reveals one more hint per failing run when a state file is given; otherwise the first."""
+
+    def __init__(self, rubric: Rubric, hint_key: str | None, path: Path | None):
+        self.path = path if hint_key is not None else None
+        self.key = f"{rubric.assignment_id}:{hint_key}"
+        self.state = _read_state(self.path) if self.path else HintState()
+        self.changed = False
+
+    def next(self, check: RubricCheck) -> str | None:
+        if not check.hints:
+            return None
+        if self.path is None:
+            index = 0
+        else:
+            seen = self.state.revealed.setdefault(self.key, {})
+            index = min(seen.get(check.id, 0), len(check.hints) - 1)
+            seen[check.id] = index + 1
+            self.changed = True
+        if len(check.hints) == 1:
+            return check.hints[0]
+        return f"Hint {index + 1} of {len(check.hints)}: {check.hints[index]}"
+
+    def save(self) -> None:
+        if self.path is None or not self.changed:
+            return
+        try:
+            _write_atomically(self.path, self.state.model_dump_json(indent=2) + "\n")
+        except OSError:
+            pass  # hints are a convenience: an unwritable state file must not stop a self-check
+
+
+def _read_state(path: Path) -> HintState:
+    try:
+        return HintState.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, ValidationError):
+        return HintState()  # missing or damaged: start again from the first hint
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

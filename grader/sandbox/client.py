@@ -1,0 +1,358 @@
+"""The grader's handle on the warm server: start it once, run many submissions through it.
+
+Everything a child says is read with a deadline and checked as data; its exit status only
+names the reason a reply is missing, it never earns anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from grader.sandbox import zygote as zy
+from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
+from grader.sandbox.wire import Frame, WireError, encode, read_frame
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_RUNNER = "grader.sandbox.runner:serve"
+# Gradescope keeps the autograder source, the submission and results.json under this root.
+GRADESCOPE_ROOT = "/autograder"
+SLOT_UID_BASE = 61000
+SLOT_COUNT = 64
+_END_GRACE_S = 0.5
+
+_NOT_ENFORCED = {
+    "uid+rlimits": "no mount/network namespaces: hidden files are protected only by their permissions, network is open",
+    "rlimits-only": (
+        "not root: the submission can read every file you can (reference, rubric, tests), "
+        "use the network, and see your processes; only rlimits and timeouts apply"
+    ),
+}
+
+
+def _keep_paths() -> list[str]:
+    """What the child legitimately needs under hidden directories: the interpreter and its packages."""
+    import torch
+
+    keep = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(torch.__file__).parent)}
+    keep.add(str(Path(os.path.realpath(sys.executable)).parent))
+    return sorted(keep)
+
+
+def _lock_slot() -> tuple[int, int]:
+    """A uid no other live sandbox uses, held by an flock for as long as this sandbox lives."""
+    for slot in range(SLOT_COUNT):
+        fd = os.open(f"/tmp/grader-sandbox-slot-{slot}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return SLOT_UID_BASE + slot, fd
+        except BlockingIOError:
+            os.close(fd)
+    raise SandboxError(f"all {SLOT_COUNT} sandbox slots are in use")
+
+
+class _Child:
+    def __init__(self, pid: int, inbox: int, outbox: int) -> None:
+        self.pid, self.inbox, self.outbox = pid, inbox, outbox
+        self.alive = True
+
+
+class Sandbox:
+    """A warm server plus the policy for one submission at a time. Use as a context manager."""
+
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        hidden_paths: Iterable[os.PathLike | str] = (),
+        *,
+        runner: str = DEFAULT_RUNNER,
+        isolate: bool = True,
+        quiet: bool = False,
+    ) -> None:
+        """`isolate=False` skips namespaces and the uid drop (rlimits-only) even as root: the
+        negative control that shows each isolation test has teeth."""
+        self.limits = limits or Limits()
+        self.hidden = [str(REPO_ROOT), GRADESCOPE_ROOT, *map(str, hidden_paths)]
+        self.runner = runner
+        self.quiet = quiet
+        self.isolate = isolate
+        self.isolation = "rlimits-only"
+        self.zygote_pid = 0
+        self._proc: subprocess.Popen | None = None
+        self._sock: socket.socket | None = None
+        self._slot_fd: int | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def __enter__(self) -> Sandbox:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def start(self) -> None:
+        uid = 0
+        if os.geteuid() == 0 and self.isolate:
+            uid, self._slot_fd = _lock_slot()
+        mine, theirs = socket.socketpair()
+        config = {
+            "fd": theirs.fileno(),
+            "runner": self.runner,
+            "hidden": self.hidden,
+            "keep": _keep_paths(),
+            "uid": uid,
+            "isolate": self.isolate,
+        }
+        code = f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); from grader.sandbox.zygote import main; main()"
+        self._proc = subprocess.Popen(
+            [sys.executable, "-I", "-c", code, json.dumps(config)],
+            pass_fds=[theirs.fileno()],
+            # A fresh interpreter with an empty environment: the zygote, and so every child, holds no secret.
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+        )
+        theirs.close()
+        self._sock = mine
+        mine.settimeout(120)
+        hello = self._recv()
+        mine.settimeout(None)
+        self.isolation = hello["isolation"]
+        self.zygote_pid = hello["pid"]
+        if self.isolation in _NOT_ENFORCED and not self.quiet:
+            print(f"grader: sandbox is {self.isolation}: {_NOT_ENFORCED[self.isolation]}", file=sys.stderr)
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+        if self._slot_fd is not None:
+            os.close(self._slot_fd)
+            self._slot_fd = None
+
+    def _recv(self) -> dict:
+        try:
+            msg, _ = zy.recv(self._sock)
+        except (OSError, ValueError) as exc:
+            raise SandboxError(f"lost the sandbox server: {exc}") from None
+        if msg is None:
+            raise SandboxError("the sandbox server exited")
+        return msg
+
+    # -- one submission --------------------------------------------------------------------
+    def run(
+        self, source_path: os.PathLike | str, calls: Sequence[Frame], hidden_paths: Iterable = ()
+    ) -> RunResult:
+        if self._sock is None:
+            raise SandboxError("the sandbox is not started; use it as a context manager")
+        lim = self.limits
+        t0 = time.monotonic()
+        deadline = t0 + lim.submission_s
+        hidden = [str(p) for p in hidden_paths]
+        result = RunResult(load=None, isolation=self.isolation)
+        for call in calls:
+            if not isinstance(call.meta.get("id"), str):
+                raise ValueError("every call frame needs a string meta['id']")
+        try:
+            # O_NOFOLLOW: a submission planted as a symlink to the reference must not be graded as its copy.
+            source = os.open(source_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError as exc:
+            raise ValueError(f"cannot open submission {source_path}: {exc.strerror}") from None
+        output = tempfile.TemporaryFile()
+        fcntl.fcntl(output.fileno(), fcntl.F_SETFL, os.O_APPEND)
+        try:
+            self._run(source, output.fileno(), hidden, list(calls), deadline, result)
+            result.output = self._read_output(output.fileno())
+        finally:
+            os.close(source)
+            output.close()
+        result.wall_s = time.monotonic() - t0
+        return result
+
+    def _run(
+        self,
+        source: int,
+        output: int,
+        hidden: list[str],
+        pending: list[Frame],
+        deadline: float,
+        result: RunResult,
+    ) -> None:
+        lim = self.limits
+        restarts = 0
+        first = True
+        while True:
+            child = self._spawn(source, output, hidden)
+            try:
+                load_deadline = min(time.monotonic() + lim.load_s, deadline)
+                load, failure = self._receive(child, load_deadline, None)
+                if failure is None and load.kind not in ("loaded", "load_error"):
+                    failure = Failure("protocol_error", f"expected a 'loaded' frame, got {load.kind!r}")
+                if failure is not None:
+                    failure.message = (
+                        "while importing: " if first else "while re-importing: "
+                    ) + failure.message
+                    if first:
+                        result.failure = failure
+                    _fail_all(result, pending, failure, "not run: the submission could not be loaded")
+                    return
+                if first:
+                    result.load = load
+                    first = False
+                if load.kind == "load_error":
+                    if pending:  # it imported before: a second import failing is its own doing
+                        _fail_all(
+                            result,
+                            pending,
+                            Failure("process_exit", "the submission failed to re-import"),
+                            "not run",
+                        )
+                    return
+                while pending:
+                    call = pending[0]
+                    call_id = call.meta["id"]
+                    reply, failure = self._call(child, call, min(time.monotonic() + lim.call_s, deadline))
+                    pending.pop(0)
+                    if failure is None:
+                        result.replies[call_id] = reply
+                        continue
+                    result.failures[call_id] = failure
+                    if restarts >= lim.max_restarts or time.monotonic() >= deadline:
+                        why = "not run: gave up after the child failed " + (
+                            f"{restarts + 1} times"
+                            if time.monotonic() < deadline
+                            else "and the submission deadline passed"
+                        )
+                        _fail_all(result, pending, failure, why)
+                        return
+                    restarts += 1
+                    break  # a fresh child for the remaining calls
+                else:
+                    return
+            finally:
+                self._finish(child, deadline)
+
+    def _spawn(self, source: int, output: int, hidden: list[str]) -> _Child:
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        try:
+            zy.send(
+                self._sock,
+                zy.RunRequest(limits=self.limits, hidden=hidden).model_dump(),
+                [source, in_r, out_w, output],
+            )
+            pid = self._recv()["pid"]
+        except BaseException:
+            for fd in (in_w, out_r):
+                os.close(fd)
+            raise
+        finally:
+            os.close(in_r)
+            os.close(out_w)
+        os.set_blocking(in_w, False)  # our end only: a child that stops reading must not block us
+        return _Child(pid, in_w, out_r)
+
+    def _call(self, child: _Child, call: Frame, deadline: float) -> tuple[Frame | None, Failure | None]:
+        try:
+            _write(child.inbox, encode(call), deadline)
+        except TimeoutError:
+            return None, self._kill(child, "timeout", "the submission stopped reading its input")
+        except BrokenPipeError:
+            return None, self._kill(child, "process_exit", "the process went away", grace_s=_END_GRACE_S)
+        reply, failure = self._receive(child, deadline, call.meta["id"])
+        if failure is None and (reply.kind != "reply" or reply.meta.get("id") != call.meta["id"]):
+            failure = self._kill(child, "protocol_error", f"expected the reply to call {call.meta['id']!r}")
+        return reply, failure
+
+    def _receive(
+        self, child: _Child, deadline: float, call_id: str | None
+    ) -> tuple[Frame | None, Failure | None]:
+        try:
+            return read_frame(child.outbox, deadline), None
+        except TimeoutError:
+            limit = self.limits.load_s if call_id is None else self.limits.call_s
+            return None, self._kill(child, "timeout", f"no answer within {limit:g} s (wall clock)")
+        except EOFError:
+            return None, self._kill(child, "process_exit", "the process went away", grace_s=_END_GRACE_S)
+        except WireError as exc:
+            return None, self._kill(child, "protocol_error", f"malformed result frame: {exc}")
+        except Exception as exc:  # noqa: BLE001 - whatever the bytes were, it is a verdict, not our crash
+            return None, self._kill(
+                child, "protocol_error", f"unreadable result frame ({type(exc).__name__})"
+            )
+
+    def _kill(self, child: _Child, kind: str, message: str, grace_s: float = 0.0) -> Failure:
+        """Kill the child; let the way it ended refine the reason (CPU limit, kernel kill, exit code)."""
+        ended = self._reap(child, grace_s)
+        if ended is None or ended.killed_by_us:
+            return Failure(kind, message)
+        if ended.signal == signal.SIGXCPU or (ended.cpu_s or 0) >= self.limits.cpu_s:
+            return Failure("timeout", f"CPU time limit of {self.limits.cpu_s} s reached")
+        if ended.signal == signal.SIGKILL:
+            return Failure("memory_limit", "killed by the kernel (SIGKILL), most likely for memory")
+        if ended.signal is not None:
+            return Failure("process_exit", f"killed by {signal.Signals(ended.signal).name}")
+        return Failure("process_exit", f"the process exited with status {ended.code}")
+
+    def _reap(self, child: _Child, grace_s: float) -> zy.Exit | None:
+        if not child.alive:
+            return None
+        child.alive = False
+        zy.send(self._sock, zy.KillRequest(pid=child.pid, grace_s=grace_s).model_dump())
+        return zy.Exit.model_validate(self._recv())
+
+    def _finish(self, child: _Child, deadline: float) -> None:
+        if child.alive:
+            with contextlib.suppress(OSError, TimeoutError):
+                _write(child.inbox, encode(Frame("end")), min(time.monotonic() + _END_GRACE_S, deadline))
+            self._reap(child, _END_GRACE_S)
+        os.close(child.inbox)
+        os.close(child.outbox)
+
+    def _read_output(self, fd: int) -> str:
+        cap = self.limits.output_bytes
+        data = os.pread(fd, cap + 1, 0)
+        text = data[:cap].decode("utf-8", errors="replace")
+        if len(data) > cap and not text.endswith("[output truncated]\n"):
+            text += "\n[output truncated]\n"
+        return text
+
+
+def _write(fd: int, data: bytes, deadline: float) -> None:
+    view = memoryview(data)
+    while view:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        _, ready, _ = select.select([], [fd], [], left)
+        if not ready:
+            raise TimeoutError
+        try:
+            n = os.write(fd, view)
+        except BlockingIOError:
+            continue
+        view = view[n:]
+
+
+def _fail_all(result: RunResult, pending: list[Frame], failure: Failure, why: str) -> None:
+    for call in pending:
+        result.failures[call.meta["id"]] = Failure(failure.kind, f"{why} ({failure.message})")
+    pending.clear()

@@ -1,0 +1,57 @@
+"""What a sandbox run is configured with and what it returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from grader.sandbox.wire import Frame
+
+FailureKind = Literal["timeout", "memory_limit", "process_exit", "protocol_error"]
+Isolation = Literal["namespaces+uid", "uid+rlimits", "rlimits-only"]
+
+GiB = 1 << 30
+MiB = 1 << 20
+
+
+class Limits(BaseModel):
+    """Per-child limits. Wall-clock deadlines are enforced by the grader, the rest by the kernel."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    call_s: float = Field(3.0, gt=0, description="Wall-clock deadline for one call's reply.")
+    load_s: float = Field(5.0, gt=0, description="Wall-clock deadline for importing the submission.")
+    submission_s: float = Field(30.0, gt=0, description="Wall-clock deadline for the whole submission.")
+    cpu_s: int = Field(10, ge=1, description="RLIMIT_CPU soft limit per child (hard = soft + 1).")
+    # The forked torch process already maps ~0.65 GiB (VmSize, measured); headroom comes on top of it.
+    memory_headroom_bytes: int = Field(
+        3 * GiB, ge=64 * MiB, description="RLIMIT_AS above the zygote's VmSize."
+    )
+    nproc: int = Field(32, ge=1, description="RLIMIT_NPROC: tasks (processes and threads) for the slot uid.")
+    nofile: int = Field(256, ge=16, description="RLIMIT_NOFILE.")
+    file_bytes: int = Field(8 * MiB, ge=0, description="RLIMIT_FSIZE: the largest file a child may write.")
+    output_bytes: int = Field(64 * 1024, ge=256, description="How much of stdout+stderr the report keeps.")
+    source_bytes: int = Field(1 * MiB, ge=1, description="The largest submission file accepted.")
+    max_restarts: int = Field(2, ge=0, description="Fresh children after a call killed its child.")
+
+
+@dataclass
+class Failure:
+    kind: FailureKind
+    message: str
+
+
+@dataclass
+class RunResult:
+    load: Frame | None  # the runner's first frame ("loaded" / "load_error"); None if it never came
+    replies: dict[str, Frame] = field(default_factory=dict)
+    failures: dict[str, Failure] = field(default_factory=dict)
+    failure: Failure | None = None
+    output: str = ""
+    isolation: str = "rlimits-only"
+    wall_s: float = 0.0
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself broke (not the submission): the zygote died or could not start."""

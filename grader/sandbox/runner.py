@@ -1,0 +1,196 @@
+"""The child side: import the submission, answer each call with tensors. Runs student code.
+
+Everything here also works in-process for trusted code (the reference catalogue), through
+`load_module` and `answer`, so the catalogue is observed through exactly the same lens.
+Verdicts are never formed here: a reply only reports what the submission returned or raised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import sys
+import traceback
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import torch
+from torch import nn
+
+from grader.sandbox.wire import Frame, WireError, encode, read_frame, write_frame
+
+ENTRY_NAMES = ("causal_attention", "SingleHead")
+_MAX_MESSAGE = 600
+
+
+class ForbiddenAPIError(RuntimeError):
+    """Raised by the tripwires that replace PyTorch's ready-made attention."""
+
+
+class ReturnContractError(TypeError):
+    """The submission returned something other than (out, weights) as plain tensors."""
+
+
+def _forbid(name: str):
+    def tripwire(*args, **kwargs):
+        raise ForbiddenAPIError(f"{name} is not allowed here: write the attention computation yourself")
+
+    return tripwire
+
+
+@contextlib.contextmanager
+def tripwires() -> Iterator[None]:
+    """Replace the ready-made attention entry points for the duration (forever, in a child)."""
+    F = torch.nn.functional
+    saved = [
+        (F, "scaled_dot_product_attention", F.scaled_dot_product_attention),
+        (F, "multi_head_attention_forward", F.multi_head_attention_forward),
+        (nn.MultiheadAttention, "forward", nn.MultiheadAttention.forward),
+    ]
+    for owner, attr, _ in saved:
+        setattr(owner, attr, _forbid(f"{getattr(owner, '__name__', owner)}.{attr}"))
+    try:
+        yield
+    finally:
+        for owner, attr, original in saved:
+            setattr(owner, attr, original)
+
+
+def _describe(exc: BaseException) -> dict[str, Any]:
+    try:
+        message = str(exc)
+    except Exception:  # a hostile __str__ must not take the runner down
+        message = "<unprintable exception>"
+    kind = type(exc).__name__
+    if isinstance(exc, RuntimeError) and ("allocate" in message or "out of memory" in message):
+        kind = "MemoryError"
+    if isinstance(exc, ForbiddenAPIError):
+        kind = "ForbiddenAPI"
+    if isinstance(exc, ReturnContractError):
+        kind = "WrongReturnType"
+    return {"ok": False, "error_type": kind, "error_message": message[:_MAX_MESSAGE]}
+
+
+def load_module(path: str, name: str = "submission") -> tuple[ModuleType | None, Frame]:
+    """Import a submission file; return it and the frame that tells the grader how it went."""
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        meta = {"error_type": "SyntaxError", "message": str(exc.msg)[:_MAX_MESSAGE], "lineno": exc.lineno}
+        return None, Frame("load_error", meta)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit at import is a verdict, not our exit
+        tb = traceback.extract_tb(exc.__traceback__)
+        lineno = next((f.lineno for f in reversed(tb) if f.filename == path), None)
+        meta = _describe(exc) | {"lineno": lineno}
+        meta["message"] = meta.pop("error_message")
+        meta.pop("ok")
+        return None, Frame("load_error", meta)
+    names = [n for n in ENTRY_NAMES if callable(getattr(module, n, None))]
+    # Everything callable it does define, so a misspelt name can be pointed out.
+    defined = sorted(n for n, obj in vars(module).items() if callable(obj) and not n.startswith("_"))[:200]
+    return module, Frame("loaded", {"names": names, "defined": defined})
+
+
+def _pair(result: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    """The contract's return value: exactly (out, weights), both plain tensors."""
+    if not isinstance(result, tuple | list) or len(result) != 2:
+        what = type(result).__name__
+        if isinstance(result, tuple | list):
+            what = f"a {what} of {len(result)} items"
+        raise ReturnContractError(f"expected a pair (out, weights), got {what}")
+    for label, t in zip(("out", "weights"), result, strict=True):
+        # Exact type: a subclass could carry a rigged __eq__ or __torch_function__.
+        if type(t) is not torch.Tensor:
+            raise ReturnContractError(f"{label} should be a torch.Tensor, got {type(t).__name__}")
+    return result[0], result[1]
+
+
+def _backward(out: torch.Tensor, grad_out: torch.Tensor, inputs: dict[str, torch.Tensor]) -> tuple[dict, dict]:
+    """Send the grader's upstream gradient back; report which inputs received one."""
+    if not out.requires_grad:
+        return {}, {"grad": "detached"}
+    grads = torch.autograd.grad((out * grad_out.to(out.dtype)).sum(), list(inputs.values()), allow_unused=True)
+    tensors = {f"grad_{n}": g for n, g in zip(inputs, grads, strict=True) if g is not None}
+    missing = [n for n, g in zip(inputs, grads, strict=True) if g is None]
+    return tensors, {"grad": "ok", "grad_missing": missing}
+
+
+def _attention(module: ModuleType, call: Frame) -> tuple[dict, dict]:
+    q, k, v = (call.tensors[n].clone() for n in "qkv")
+    want_grad = "grad_out" in call.tensors
+    if want_grad:
+        for t in (q, k, v):
+            t.requires_grad_(True)
+    out, weights = _pair(module.causal_attention(q, k, v))
+    tensors = {"out": out.detach(), "weights": weights.detach()}
+    meta: dict[str, Any] = {}
+    if want_grad:
+        grads, meta = _backward(out, call.tensors["grad_out"], {"q": q, "k": k, "v": v})
+        tensors |= grads
+    else:
+        tensors |= {f"{n}_after": t.detach() for n, t in zip("qkv", (q, k, v), strict=True)}
+    return tensors, meta
+
+
+def _head(module: ModuleType, call: Frame) -> tuple[dict, dict]:
+    m = call.meta
+    head = module.SingleHead(m["n_embd"], m["d_k"], m.get("d_v"))
+    if not isinstance(head, nn.Module):
+        raise ReturnContractError(f"SingleHead should be an nn.Module, got {type(head).__name__}")
+    layers = {}
+    for name in ("query", "key", "value"):
+        layer = getattr(head, name, None)
+        layers[name] = {
+            "type": type(layer).__name__,
+            "bias": getattr(layer, "bias", None) is not None,
+            "shape": list(getattr(getattr(layer, "weight", None), "shape", [])),
+        }
+    meta: dict[str, Any] = {
+        "n_params": sum(p.numel() for p in head.parameters() if p.requires_grad),
+        "layers": layers,
+    }
+    head = head.to(call.tensors["x"].dtype)  # the grader compares in float64, like the chapter's lab
+    with torch.no_grad():
+        for name in ("query", "key", "value"):
+            getattr(head, name).weight.copy_(call.tensors[f"w_{name}"])
+    out, weights = _pair(head(call.tensors["x"].clone()))
+    tensors = {"out": out.detach(), "weights": weights.detach()}
+    params = {name: getattr(head, name).weight for name in ("query", "key", "value")}
+    grads, grad_meta = _backward(out, call.tensors["grad_out"], params)
+    return tensors | grads, meta | grad_meta
+
+
+_TARGETS = {"attention": _attention, "head": _head}
+
+
+def answer(module: ModuleType, call: Frame) -> Frame:
+    """Run one call against the submission; whatever happens, produce one reply frame."""
+    meta: dict[str, Any] = {"id": call.meta.get("id")}
+    torch.manual_seed(0)  # a submission that draws random numbers still gets the same report
+    try:
+        tensors, extra = _TARGETS[call.meta["target"]](module, call)
+        reply = Frame("reply", meta | {"ok": True} | extra, tensors)
+        encode(reply)  # fails now, inside the try, on a dtype the wire cannot carry
+        return reply
+    except WireError as exc:
+        return Frame("reply", meta | {"ok": False, "error_type": "WrongReturnType", "error_message": str(exc)})
+    except BaseException as exc:  # noqa: BLE001 - SystemExit inside a call is the student's, not ours
+        return Frame("reply", meta | _describe(exc))
+
+
+def serve(source_path: str, inbox: int, outbox: int) -> None:
+    """Child main loop: load, then one reply per call until an `end` frame."""
+    with tripwires():
+        module, loaded = load_module(source_path)
+        write_frame(outbox, loaded)
+        if module is None:
+            return
+        while True:
+            call = read_frame(inbox)
+            if call.kind == "end":
+                return
+            write_frame(outbox, answer(module, call))

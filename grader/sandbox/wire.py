@@ -1,0 +1,143 @@
+"""Frames between the grader and a child: a length-prefixed JSON header, then raw tensor bytes.
+
+Nothing from a child is ever unpickled: a header is JSON checked by a pydantic model, and each
+tensor is rebuilt from bytes whose dtype comes from an allow-list and whose size is capped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import struct
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import torch
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+MAX_HEADER_BYTES = 1 << 20
+MAX_FRAME_BYTES = 64 << 20
+_LEN = struct.Struct(">I")
+
+DTypeName = Literal["float64", "float32", "float16", "bfloat16", "int64", "int32", "bool"]
+DTYPES: dict[str, torch.dtype] = {
+    "float64": torch.float64,
+    "float32": torch.float32,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "int64": torch.int64,
+    "int32": torch.int32,
+    "bool": torch.bool,
+}
+_NAMES = {v: k for k, v in DTYPES.items()}
+
+
+class WireError(Exception):
+    """A frame that is malformed, oversized or truncated."""
+
+
+class TensorSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=200)
+    dtype: DTypeName
+    shape: list[int] = Field(max_length=8)
+    nbytes: int = Field(ge=0, le=MAX_FRAME_BYTES)
+
+
+class WireHeader(BaseModel):
+    """The JSON part of a frame. `meta` carries only JSON values: strings, numbers, lists, dicts."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: str = Field(max_length=64)
+    meta: dict[str, Any] = {}
+    tensors: list[TensorSpec] = Field(default=[], max_length=256)
+
+
+@dataclass
+class Frame:
+    kind: str
+    meta: dict[str, Any] = field(default_factory=dict)
+    tensors: dict[str, torch.Tensor] = field(default_factory=dict)
+
+
+def encode(frame: Frame) -> bytes:
+    specs, blobs = [], []
+    for name, t in frame.tensors.items():
+        t = t.detach().cpu().contiguous()
+        if t.dtype not in _NAMES:
+            raise WireError(f"tensor {name!r} has dtype {t.dtype}, which the wire does not carry")
+        # numpy has no bfloat16: ship its raw 16-bit pattern instead.
+        raw = t.view(torch.int16) if t.dtype == torch.bfloat16 else t
+        blob = raw.numpy().tobytes()
+        specs.append(TensorSpec(name=name, dtype=_NAMES[t.dtype], shape=list(t.shape), nbytes=len(blob)))
+        blobs.append(blob)
+    header = WireHeader(kind=frame.kind, meta=frame.meta, tensors=specs)
+    head = json.dumps(header.model_dump(), allow_nan=False, default=str).encode()
+    return _LEN.pack(len(head)) + head + b"".join(blobs)
+
+
+def write_frame(fd: int, frame: Frame) -> None:
+    data = memoryview(encode(frame))
+    while data:
+        n = os.write(fd, data)
+        data = data[n:]
+
+
+def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no complete frame before the deadline")
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                raise TimeoutError("no complete frame before the deadline")
+        chunk = os.read(fd, min(n - got, 1 << 20))
+        if not chunk:
+            raise EOFError("the other side closed the pipe")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def decode_header(head: bytes) -> WireHeader:
+    try:
+        return WireHeader.model_validate_json(head)
+    except ValidationError as exc:
+        raise WireError(f"malformed frame header: {exc.errors()[0]['msg']}") from None
+
+
+def _tensor(spec: TensorSpec, blob: bytes) -> torch.Tensor:
+    dtype = DTYPES[spec.dtype]
+    numel = 1
+    for s in spec.shape:
+        if s < 0:
+            raise WireError(f"tensor {spec.name!r} has a negative dimension")
+        numel *= s
+    if numel * dtype.itemsize != spec.nbytes:
+        raise WireError(f"tensor {spec.name!r}: {spec.nbytes} bytes do not fit shape {spec.shape}")
+    if numel == 0:
+        return torch.empty(spec.shape, dtype=dtype)
+    raw_dtype = torch.int16 if dtype == torch.bfloat16 else dtype
+    t = torch.frombuffer(bytearray(blob), dtype=raw_dtype).reshape(spec.shape)
+    return t.view(torch.bfloat16) if dtype == torch.bfloat16 else t
+
+
+def read_frame(fd: int, deadline: float | None = None, max_bytes: int = MAX_FRAME_BYTES) -> Frame:
+    """Read one frame; raises WireError, TimeoutError or EOFError, never anything from the peer."""
+    (hlen,) = _LEN.unpack(_read_exact(fd, _LEN.size, deadline))
+    if hlen > MAX_HEADER_BYTES:
+        raise WireError(f"frame header of {hlen} bytes is over the {MAX_HEADER_BYTES}-byte cap")
+    header = decode_header(_read_exact(fd, hlen, deadline))
+    total = sum(s.nbytes for s in header.tensors)
+    if total > max_bytes:
+        raise WireError(f"frame of {total} bytes is over the {max_bytes}-byte cap")
+    tensors: dict[str, torch.Tensor] = {}
+    for spec in header.tensors:
+        if spec.name in tensors:
+            raise WireError(f"tensor {spec.name!r} appears twice in one frame")
+        tensors[spec.name] = _tensor(spec, _read_exact(fd, spec.nbytes, deadline))
+    return Frame(kind=header.kind, meta=header.meta, tensors=tensors)

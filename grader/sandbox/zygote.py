@@ -1,0 +1,332 @@
+"""The warm server: imports torch once, then forks one hardened child per submission.
+
+It is started by `Sandbox` as a fresh interpreter with an empty environment, so it holds
+nothing secret: a child inherits all of its memory. It talks to the grader over one Unix
+socket (length-prefixed JSON, descriptors passed alongside) and never reads a child's pipes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import socket
+import struct
+import sys
+import tempfile
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from grader.sandbox import harden
+from grader.sandbox.models import Limits
+
+_LEN = struct.Struct(">I")
+MAX_MESSAGE = 1 << 20
+
+
+class RunRequest(BaseModel):
+    """Fork a child for one submission. Descriptors sent with it: source, inbox (read end),
+    outbox (write end), output file."""
+
+    model_config = ConfigDict(extra="forbid")
+    op: Literal["run"] = "run"
+    limits: Limits
+    hidden: list[str] = []
+
+
+class KillRequest(BaseModel):
+    """Kill a child and everything it started; answer how it ended. `grace_s` lets a child
+    that is already exiting finish, so a natural exit is not mistaken for our kill."""
+
+    model_config = ConfigDict(extra="forbid")
+    op: Literal["kill"] = "kill"
+    pid: int
+    grace_s: float = 0.0
+
+
+class Hello(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    pid: int
+    isolation: str
+    vm_bytes: int
+    threads: int
+
+
+class Exit(BaseModel):
+    """How a child ended, as far as the kernel saw: informative only, never a verdict."""
+
+    model_config = ConfigDict(extra="forbid")
+    killed_by_us: bool
+    signal: int | None = None
+    code: int | None = None
+    cpu_s: float | None = None
+    orphans: int = 0
+
+
+def send(sock: socket.socket, payload: dict[str, Any], fds: list[int] = ()) -> None:
+    data = json.dumps(payload).encode()
+    msg = _LEN.pack(len(data)) + data
+    if fds:
+        socket.send_fds(sock, [msg], list(fds))
+    else:
+        sock.sendall(msg)
+
+
+def recv(sock: socket.socket, maxfds: int = 0) -> tuple[dict[str, Any] | None, list[int]]:
+    """One message and the descriptors that came with it; (None, []) at end of stream."""
+    head, fds, _, _ = socket.recv_fds(sock, _LEN.size, maxfds) if maxfds else (sock.recv(_LEN.size), [], 0, 0)
+    if not head:
+        return None, fds
+    while len(head) < _LEN.size:
+        more = sock.recv(_LEN.size - len(head))
+        if not more:
+            return None, fds
+        head += more
+    (n,) = _LEN.unpack(head)
+    if n > MAX_MESSAGE:
+        raise ValueError("control message too large")
+    body = b""
+    while len(body) < n:
+        more = sock.recv(n - len(body))
+        if not more:
+            return None, fds
+        body += more
+    return json.loads(body), fds
+
+
+class Zygote:
+    def __init__(
+        self, sock: socket.socket, runner: str, hidden: list[str], keep: list[str], uid: int, isolate: bool
+    ) -> None:
+        self.sock = sock
+        self.hidden = hidden
+        self.keep = keep
+        self.uid = uid
+        self.runs = 0
+        self.scratch: dict[int, str] = {}
+        self.serve = _load_runner(runner)
+        self.root = isolate and os.geteuid() == 0
+        self.namespaces = isolate and harden.probe_namespaces()
+        self.isolation = (
+            "namespaces+uid" if self.namespaces else "uid+rlimits" if self.root else "rlimits-only"
+        )
+        self.vm = harden.vm_size()
+        # Non-root, RLIMIT_NPROC counts every task of the user: leave room for what already runs.
+        self.nproc_base = 0 if os.geteuid() == 0 else _user_tasks()
+
+    def loop(self) -> None:
+        send(
+            self.sock,
+            Hello(
+                pid=os.getpid(), isolation=self.isolation, vm_bytes=self.vm, threads=_threads()
+            ).model_dump(),
+        )
+        while True:
+            msg, fds = recv(self.sock, maxfds=4)
+            if msg is None:
+                break
+            if msg.get("op") == "run":
+                req = RunRequest.model_validate(msg)
+                try:
+                    pid = self.fork_child(req, fds)
+                finally:
+                    for fd in fds:
+                        os.close(fd)
+                send(self.sock, {"pid": pid})
+            elif msg.get("op") == "kill":
+                req = KillRequest.model_validate(msg)
+                send(self.sock, self.kill(req.pid, req.grace_s).model_dump())
+            else:
+                raise ValueError(f"unknown op {msg.get('op')!r}")
+        for pid in list(self.scratch):
+            self.kill(pid, 0.0)
+
+    def fork_child(self, req: RunRequest, fds: list[int]) -> int:
+        source_fd, inbox, outbox, output = fds
+        self.runs += 1
+        scratch = harden.SCRATCH_NS
+        if not self.namespaces:
+            scratch = tempfile.mkdtemp(prefix=f"grader-sandbox-{os.getpid()}-{self.runs}-")
+        pid = os.fork()
+        if pid == 0:
+            code = 70
+            try:
+                self.child(req, source_fd, inbox, outbox, output, scratch)
+                code = 0
+            except BaseException:  # noqa: BLE001 - a child never returns into the server loop
+                pass
+            os._exit(code)
+        self.scratch[pid] = scratch
+        return pid
+
+    def child(
+        self, req: RunRequest, source_fd: int, inbox: int, outbox: int, output: int, scratch: str
+    ) -> None:
+        lim = req.limits
+        os.setsid()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        try:
+            source = harden.read_source(source_fd, lim.source_bytes)
+        except (OSError, ValueError) as exc:
+            os.write(output, f"sandbox: {exc}\n".encode())
+            raise
+        uid = None
+        if self.namespaces:
+            harden.enter_namespaces()
+            harden.hide(self.hidden + req.hidden, self.keep)
+            harden.private_tmp()
+        if self.root:
+            uid = self.uid
+        path = harden.make_scratch(scratch, source, uid)
+        harden.arrange_fds(inbox, outbox, output)
+        harden.capped_stdio(lim.output_bytes)
+        harden.clean_env(scratch)
+        os.chdir(scratch)
+        harden.set_rlimits(
+            as_bytes=harden.vm_size() + lim.memory_headroom_bytes,
+            cpu_s=lim.cpu_s,
+            nproc=self.nproc_base + lim.nproc,
+            nofile=lim.nofile,
+            fsize=lim.file_bytes,
+        )
+        harden.prctl(harden.PR_SET_NO_NEW_PRIVS, 1)
+        if uid is not None:
+            harden.drop_privileges(uid)
+        harden.prctl(harden.PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
+        self.serve(path, harden.INBOX_FD, harden.OUTBOX_FD)
+
+    def kill(self, pid: int, grace_s: float) -> Exit:
+        """SIGKILL the child's group and every descendant (they are reparented to us), reap all."""
+        end = time.monotonic() + grace_s
+        while True:
+            ended = _reap(pid)
+            if ended is not None or time.monotonic() >= end:
+                break
+            time.sleep(0.001)
+        killed = ended is None
+        if killed:
+            _signal(-pid)
+            _signal(pid)
+            _, status, usage = os.wait4(pid, 0)
+        else:
+            status, usage = ended
+        cpu = usage.ru_utime + usage.ru_stime if usage is not None else None
+        _signal(-pid)  # its group may outlive it
+        orphans = self._kill_descendants()
+        scratch = self.scratch.pop(pid, None)
+        if scratch and not self.namespaces:
+            shutil.rmtree(scratch, ignore_errors=True)  # rmtree never follows planted symlinks
+        if os.WIFSIGNALED(status):
+            return Exit(killed_by_us=killed, signal=os.WTERMSIG(status), cpu_s=cpu, orphans=orphans)
+        return Exit(killed_by_us=killed, code=os.WEXITSTATUS(status), cpu_s=cpu, orphans=orphans)
+
+    def _kill_descendants(self) -> int:
+        """As child subreaper we inherit every orphan: no children left means no descendants left."""
+        orphans = 0
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            try:
+                while True:
+                    pid, _ = os.waitpid(-1, os.WNOHANG)
+                    if pid == 0:
+                        break
+            except ChildProcessError:
+                return orphans
+            live = [p for p in _children(os.getpid()) if p not in self.scratch]
+            for p in live:
+                _signal(-p)
+                _signal(p)
+            orphans += len(live)
+            time.sleep(0.001)
+        return orphans
+
+
+def _reap(pid: int) -> tuple[int, object] | None:
+    try:
+        got, status, usage = os.wait4(pid, os.WNOHANG)
+    except ChildProcessError:
+        return 0, None
+    return (status, usage) if got else None
+
+
+def _signal(target: int) -> None:
+    try:
+        os.kill(target, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _children(ppid: int) -> list[int]:
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # Field 4 is the parent pid; the command name (field 2) may contain spaces, so split after ')'.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if int(fields[1]) == ppid:
+            out.append(int(name))
+    return out
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+def _user_tasks() -> int:
+    uid, n = os.getuid(), 0
+    try:
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    if os.stat(f"/proc/{name}").st_uid == uid:
+                        n += len(os.listdir(f"/proc/{name}/task"))
+                except OSError:
+                    continue
+    except OSError:
+        return 4096
+    return n
+
+
+def _load_runner(spec: str):
+    """`module:function`, or `/path/file.py:function` (tests use a stub runner this way)."""
+    target, _, func = spec.rpartition(":")
+    if target.endswith(".py"):
+        mod_spec = importlib.util.spec_from_file_location("_sandbox_runner", target)
+        module = importlib.util.module_from_spec(mod_spec)
+        mod_spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(target)
+    return getattr(module, func)
+
+
+def main() -> None:
+    config = json.loads(sys.argv[1])
+    # Before torch: the BLAS pools read these once, and a thread alive at fork time is lost in the child.
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+    # No PDEATHSIG here: it fires when the *thread* that started us ends. EOF on the socket is our cue.
+    harden.prctl(harden.PR_SET_CHILD_SUBREAPER, 1)
+    import torch
+
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
+    sock = socket.socket(fileno=config["fd"])
+    Zygote(sock, config["runner"], config["hidden"], config["keep"], config["uid"], config["isolate"]).loop()
+
+
+if __name__ == "__main__":
+    main()

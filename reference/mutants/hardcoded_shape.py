@@ -1,0 +1,44 @@
+"""Hard-codes the worked example's sizes: sqrt(2) and a 3 x 3 mask.
+
+The last two dimensions always mean positions and features, and the scale is sqrt of q's actual
+feature width. This submission was written against the three-position, d_k = 2 example: it is
+exact there, but divides by sqrt(2) for every d_k and its 3 x 3 mask fails for any other
+sequence length.
+
+Diagnosis: hardcoded_shape
+Section: Part 2: the full head
+Kind: behaviour
+"""
+
+import math
+
+import torch
+from torch import nn
+
+
+def causal_attention(q, k, v):
+    if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
+        raise ValueError(f"need at least 2 dims, got q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+    if q.shape[:-1] != k.shape[:-1] or q.shape[:-1] != v.shape[:-1]:
+        raise ValueError(f"batch dims and T must match, got q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k feature widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+    scores = (q @ k.transpose(-2, -1)) / math.sqrt(2)
+    allowed = torch.ones(3, 3, dtype=torch.bool, device=q.device).tril()
+    scores = scores.masked_fill(~allowed, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    out = weights @ v
+    return out, weights
+
+
+class SingleHead(nn.Module):
+    def __init__(self, n_embd, d_k, d_v=None):
+        super().__init__()
+        if d_v is None:
+            d_v = d_k
+        self.query = nn.Linear(n_embd, d_k, bias=False)
+        self.key = nn.Linear(n_embd, d_k, bias=False)
+        self.value = nn.Linear(n_embd, d_v, bias=False)
+
+    def forward(self, x):
+        return causal_attention(self.query(x), self.key(x), self.value(x))

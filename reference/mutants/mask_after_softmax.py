@@ -1,0 +1,44 @@
+"""Applies softmax to the unmasked scores, then zeroes the future weights.
+
+The forbidden positions already consumed part of the softmax denominator, so zeroing them
+afterwards without renormalising shrinks the allowed weights: the worked example's row sums
+become [1/7, 3/7, 1]. Earlier outputs still depend on future scores through that denominator.
+
+Diagnosis: mask_after_softmax
+Section: Turn scores into shares
+Kind: behaviour
+"""
+
+import math
+
+import torch
+from torch import nn
+
+
+def causal_attention(q, k, v):
+    if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
+        raise ValueError(f"need at least 2 dims, got q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+    if q.shape[:-1] != k.shape[:-1] or q.shape[:-1] != v.shape[:-1]:
+        raise ValueError(f"batch dims and T must match, got q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k feature widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+    T = q.shape[-2]
+    scores = (q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
+    allowed = torch.ones(T, T, dtype=torch.bool, device=q.device).tril()
+    weights = torch.softmax(scores, dim=-1)
+    weights = weights.masked_fill(~allowed, 0.0)
+    out = weights @ v
+    return out, weights
+
+
+class SingleHead(nn.Module):
+    def __init__(self, n_embd, d_k, d_v=None):
+        super().__init__()
+        if d_v is None:
+            d_v = d_k
+        self.query = nn.Linear(n_embd, d_k, bias=False)
+        self.key = nn.Linear(n_embd, d_k, bias=False)
+        self.value = nn.Linear(n_embd, d_v, bias=False)
+
+    def forward(self, x):
+        return causal_attention(self.query(x), self.key(x), self.value(x))

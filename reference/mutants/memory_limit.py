@@ -1,0 +1,46 @@
+"""Pre-builds a huge mask buffer (8 GiB) on every call.
+
+To support "any" sequence length the student fills a 65536 x 32768 float32 matrix of ones (8
+GiB) and slices a T x T corner from it. The chapter's T squared accounting says what that costs:
+the allocation is far beyond any sandbox memory limit, although the sliced mask would be
+correct.
+
+Diagnosis: memory_limit
+Section: Part 5: account for the matrix
+Kind: submission
+"""
+
+import math
+
+import torch
+from torch import nn
+
+
+def causal_attention(q, k, v):
+    if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
+        raise ValueError(f"need at least 2 dims, got q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+    if q.shape[:-1] != k.shape[:-1] or q.shape[:-1] != v.shape[:-1]:
+        raise ValueError(f"batch dims and T must match, got q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k feature widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+    T = q.shape[-2]
+    scores = (q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
+    big = torch.ones(65536, 32768, device=q.device)  # mask for any T up to 32768
+    allowed = big[:T, :T].tril().bool()
+    scores = scores.masked_fill(~allowed, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    out = weights @ v
+    return out, weights
+
+
+class SingleHead(nn.Module):
+    def __init__(self, n_embd, d_k, d_v=None):
+        super().__init__()
+        if d_v is None:
+            d_v = d_k
+        self.query = nn.Linear(n_embd, d_k, bias=False)
+        self.key = nn.Linear(n_embd, d_k, bias=False)
+        self.value = nn.Linear(n_embd, d_v, bias=False)
+
+    def forward(self, x):
+        return causal_attention(self.query(x), self.key(x), self.value(x))

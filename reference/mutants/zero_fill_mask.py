@@ -1,0 +1,44 @@
+"""Fills forbidden scores with 0 instead of negative infinity.
+
+“A zero score blocks a source” is false: exp(0) = 1, so every future position still receives a
+positive share. Rows still sum to one, but the first position's weights become [1/3, 1/3, 1/3]
+in the worked example and earlier outputs change when a future input changes.
+
+Diagnosis: zero_fill_mask
+Section: Hide future positions before normalization
+Kind: behaviour
+"""
+
+import math
+
+import torch
+from torch import nn
+
+
+def causal_attention(q, k, v):
+    if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
+        raise ValueError(f"need at least 2 dims, got q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+    if q.shape[:-1] != k.shape[:-1] or q.shape[:-1] != v.shape[:-1]:
+        raise ValueError(f"batch dims and T must match, got q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k feature widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+    T = q.shape[-2]
+    scores = (q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
+    allowed = torch.ones(T, T, dtype=torch.bool, device=q.device).tril()
+    scores = scores.masked_fill(~allowed, 0.0)
+    weights = torch.softmax(scores, dim=-1)
+    out = weights @ v
+    return out, weights
+
+
+class SingleHead(nn.Module):
+    def __init__(self, n_embd, d_k, d_v=None):
+        super().__init__()
+        if d_v is None:
+            d_v = d_k
+        self.query = nn.Linear(n_embd, d_k, bias=False)
+        self.key = nn.Linear(n_embd, d_k, bias=False)
+        self.value = nn.Linear(n_embd, d_v, bias=False)
+
+    def forward(self, x):
+        return causal_attention(self.query(x), self.key(x), self.value(x))

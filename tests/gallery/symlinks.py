@@ -1,0 +1,27 @@
+"""Plants symlinks in its scratch dir: to the reference, to /etc/shadow, and (path filled in
+by the test) to a file of the grader's, hoping the grader reads or cleans through them.
+Expected: nothing readable through them; the grader's file survives the cleanup."""
+import os
+
+TARGET = ""  # the test writes a directory of the grader's here
+REPO = ""  # and the repository root here
+links = {"ref": os.path.join(REPO, "reference"), "shadow": "/etc/shadow", "results.json": "/autograder/results/results.json"}
+if TARGET:
+    links["grader_dir"] = TARGET
+for name, target in links.items():
+    try:
+        os.symlink(target, name)
+    except OSError:
+        pass
+    try:
+        if os.path.isdir(name):
+            print("FOUND", name, os.listdir(name)[:3])
+        else:
+            with open(name) as f:
+                print("FOUND", name, len(f.read()))
+    except OSError:
+        pass
+
+
+def causal_attention(q, k, v):
+    return v, v

@@ -1,0 +1,58 @@
+"""Markdown feedback: the same content as the HTML, with weights as tables and student text inert."""
+
+from __future__ import annotations
+
+import re
+
+from test_render_samples import failing_report, passing_report
+
+from grader.report.markdown import md_code_block, md_escape, points_formatter, render_markdown
+
+
+def test_failing_report_has_checks_diagnosis_and_fixes():
+    md = render_markdown(failing_report())
+    assert "**Score: 2.5 / 11.5**" in md
+    assert "| Worked example | Worked example | FAILED | 0.0 / 3.0 |" in md
+    assert "> **Zero instead of -inf in the mask**" in md
+    assert "Reread: *Hide future positions before normalization*" in md
+    assert "```text\nweights row 0: [0.333333, 0.333333, 0.333333]\n```" in md
+
+
+def test_weights_tables_mark_forbidden_leaked_and_nan_cells():
+    md = render_markdown(failing_report())
+    assert "| 0 | 0.333 | (**0.333**) | (**0.333**) |" in md  # the zero-fill mask's first row leaks
+    assert "| 0 | 1.000 | (0.000) | (0.000) |" in md  # correct: forbidden but zero, so not bold
+    assert "| 4 | 0.247 | 0.136 | 0.334 | NaN | NaN |" in md
+    assert "| 2 | NaN | 2.100000 |" in md  # row change for a NaN row, beside the negative control
+
+
+def test_student_text_cannot_escape():
+    md = render_markdown(failing_report())
+    fence = "````text\ndebug <script>"  # longer fence than the ``` the output contains
+    assert fence in md
+    assert "bob &lt;zero-fill&gt;.py" in md
+    assert "&lt;b&gt;not bold&lt;/b&gt;" in md
+    assert md_escape("- a | b *c* [d](e)") == "\\- a \\| b \\*c\\* \\[d\\](e)"
+    assert md_code_block("x ````` y").startswith("``````text")
+
+
+def test_hidden_checks_and_correct_submission():
+    md = render_markdown(failing_report())
+    assert "secret" not in md and "Hidden probe" not in md
+    assert "Hidden probe" in render_markdown(failing_report(), audience="instructor")
+    ok = render_markdown(passing_report())
+    assert "All 4 checks passed. Nicely done" in ok and "What to fix" not in ok
+    assert "## Where information flows" in ok
+
+
+def test_table_rows_have_matching_column_counts():
+    for line_block in re.split(r"\n\n", render_markdown(failing_report())):
+        rows = [r for r in line_block.splitlines() if r.startswith("|")]
+        counts = {len(re.findall(r"(?<!\\)\|", r)) for r in rows}
+        assert len(counts) <= 1, line_block
+
+
+def test_points_share_one_decimal_count():
+    assert [points_formatter([3, 2.5, 10])(v) for v in (3, 2.5, 10)] == ["3.0", "2.5", "10.0"]
+    assert points_formatter([3, 1])(3) == "3"
+    assert points_formatter([1 / 3])(1 / 3) == "0.33"

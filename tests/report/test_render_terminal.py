@@ -1,0 +1,82 @@
+"""Terminal output: rich table and panel on a colour terminal, plain aligned text otherwise."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from rich.console import Console
+from test_render_samples import failing_report, passing_report
+
+from grader.report.terminal import printable, render_terminal
+
+_ANSI = re.compile(r"\x1b\[")
+_BOX = set("─│╭╮╰╯┃━")
+
+
+def _render(report, *, audience="student", **console_kw) -> str:
+    buf = io.StringIO()
+    render_terminal(report, console=Console(file=buf, width=100, **console_kw), audience=audience)
+    return buf.getvalue()
+
+
+def test_pipe_gets_plain_text(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    out = _render(failing_report())
+    assert not _ANSI.search(out) and not (_BOX & set(out))
+    assert "Diagnosis: Zero instead of -inf in the mask" in out
+    assert "  Reread: Hide future positions before normalization" in out
+
+
+def test_plain_points_are_aligned(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    report = failing_report()
+    report.checks[0].max_score = 12.0  # a wider number must not push its row out of line
+    rows = [line for line in _render(report).splitlines() if re.match(r"  (FAILED|passed)\s", line)]
+    assert len(rows) == 4
+    assert len({line.index(" / ") for line in rows}) == 1, rows
+    titles = [c.title for c in report.checks if c.visibility == "visible"]
+    assert len({len(line) - len(title) for line, title in zip(rows, titles, strict=True)}) == 1, rows
+
+
+def test_no_color_gets_plain_text_even_on_a_terminal(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    out = _render(failing_report(), force_terminal=True)
+    assert not _ANSI.search(out) and not (_BOX & set(out))
+
+
+def test_terminal_gets_table_and_diagnosis_panel(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    out = _render(failing_report(), force_terminal=True, color_system="truecolor")
+    assert _ANSI.search(out)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
+    assert "╭─ Zero instead of -inf in the mask" in plain
+    table = [line for line in plain.splitlines() if line.rstrip().endswith(("/ 3.0", "/ 2.0", "/ 2.5"))]
+    assert len(table) == 4 and len({len(line.rstrip()) for line in table}) == 1  # right-aligned points
+    assert "expected weights row 0: [1.000000, 0.000000, 0.000000]" in plain
+
+
+def test_correct_submission_is_praised(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    for kw in ({}, {"force_terminal": True}):
+        out = _render(passing_report(), **kw)
+        assert "All 4 checks passed. Nicely done." in out
+        assert "FAILED" not in out and "failed" not in out
+
+
+def test_student_output_cannot_drive_the_terminal(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    report = failing_report()
+    report.runtime.output = "hi\x1b[2J\x1b]0;pwned\x07 [bold]x[/bold]\n"
+    for kw in ({}, {"force_terminal": True, "color_system": None}):
+        out = _render(report, **kw)
+        assert "\x1b" not in out and "\x07" not in out
+        assert "\\x1b[2J" in out and "[bold]x[/bold]" in out  # shown literally, markup not applied
+    assert printable("a\tb\nc\x00") == "a\tb\nc\\x00"
+
+
+def test_hidden_checks_only_for_instructors(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert "Hidden probe" not in _render(failing_report())
+    assert "1 further check(s) hidden" in _render(failing_report())
+    assert "Hidden probe [hidden]" in _render(failing_report(), audience="instructor")

@@ -1,0 +1,240 @@
+"""Scoring semantics: points, partial credit, prerequisites, visibility, hints, determinism."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from grader.checks.base import DEFAULT_TOLERANCES, CheckOutcome, Tolerance
+from grader.checks.registry import CHECK_IDS, CHECKS
+from grader.rubric import load_rubric, parse_rubric, score_checks
+
+RUBRICS = Path(__file__).parents[2] / "rubrics"
+INSTRUCTOR = RUBRICS / "causal_attention.yaml"
+
+
+def outcomes(**overrides: CheckOutcome) -> dict[str, CheckOutcome]:
+    """Every registry check passing with 4 cases, except the overrides."""
+    result = {
+        check_id: CheckOutcome("passed", 4, 4, f"{check_id} own text", expected=f"{check_id}-EXPECTED", observed="same")
+        for check_id in CHECK_IDS
+    }
+    result.update(overrides)
+    return result
+
+
+def failed(passed: int = 1, total: int = 4, status: str = "failed") -> CheckOutcome:
+    return CheckOutcome(status, passed, total, "the check's own text", expected="[1, 0, 0]", observed="[1/3, 1/3, 1/3]")
+
+
+def by_id(scored):
+    return {report.id: report for report in scored.checks}
+
+
+def test_all_passing_scores_100_with_group_subtotals():
+    rubric = load_rubric(INSTRUCTOR)
+    scored = score_checks(rubric, outcomes(), audience="instructor")
+    assert (scored.score, scored.max_score) == (100, 100)
+    assert [r.id for r in scored.checks] == rubric.check_ids
+    assert [g.name for g in scored.groups] == ["Worked example", "Masking", "Numerics", "Gradients", "Contract"]
+    assert sum(g.max_score for g in scored.groups) == 100
+    for report in scored.checks:
+        assert report.status == "passed" and report.score == report.max_score
+        assert report.title == CHECKS[report.id].title and report.section == CHECKS[report.id].section
+        assert report.feedback  # rubric text, or the check's own where the rubric has none
+        assert report.hint is None
+
+
+def test_partial_credit_fraction_and_all_or_nothing():
+    rubric = load_rubric(INSTRUCTOR)
+    scored = by_id(score_checks(
+        rubric,
+        outcomes(mask_structure=failed(3, 4), inputs_unchanged=failed(3, 4), random_probes=failed(2, 8, "error")),
+        audience="instructor",
+    ))
+    assert scored["mask_structure"].score == pytest.approx(12 * 3 / 4)  # fraction
+    assert scored["inputs_unchanged"].score == 0  # all_or_nothing
+    assert scored["random_probes"].score == pytest.approx(10 * 2 / 8)  # an error keeps its passed cases
+    assert scored["mask_structure"].expected == "[1, 0, 0]" and scored["mask_structure"].observed == "[1/3, 1/3, 1/3]"
+    assert scored["mask_structure"].feedback.startswith("Weights must be exactly zero above the diagonal")
+    assert scored["mask_structure"].hint.startswith("Hide future sources")
+
+
+def test_error_keeps_the_checks_own_message_after_the_rubric_text():
+    rubric = load_rubric(INSTRUCTOR)
+    boom = CheckOutcome("error", 0, 1, "RuntimeError: shapes (3, 2) and (3, 3) cannot be multiplied")
+    report = by_id(score_checks(rubric, outcomes(sdpa_parity=boom), audience="instructor"))["sdpa_parity"]
+    assert report.status == "error" and report.score == 0
+    assert report.feedback.startswith("Outputs differ from PyTorch") and report.feedback.endswith("cannot be multiplied")
+
+
+def test_failed_prerequisite_skips_dependents_naming_it():
+    rubric = load_rubric(INSTRUCTOR)
+    scored = score_checks(rubric, outcomes(return_contract=failed(0, 1)), audience="instructor")
+    reports = by_id(scored)
+    dependents = [c.id for c in rubric.checks if "return_contract" in c.requires]
+    assert len(dependents) >= 8
+    for check_id in dependents:
+        report = reports[check_id]
+        assert (report.status, report.score, report.hint) == ("skipped", 0, None)
+        assert "“Returns (out, weights)” (return_contract)" in report.feedback
+        assert report.expected is None and report.observed is None
+    assert reports["single_head"].status == "passed"  # unrelated checks still run
+    assert scored.score == 100 - 3 - sum(rubric.check(c).points for c in dependents)
+
+
+def test_prerequisite_chain_skips_transitively_and_needs_no_outcome():
+    rubric = load_rubric(INSTRUCTOR)
+    given = outcomes(single_head=failed(0, 1))
+    del given["single_head_gradients"]  # a skipped check's outcome may be absent
+    report = by_id(score_checks(rubric, given, audience="instructor"))["single_head_gradients"]
+    assert report.status == "skipped" and "single_head" in report.feedback
+
+
+def test_missing_outcome_of_a_check_that_runs_is_a_grader_bug():
+    rubric = load_rubric(INSTRUCTOR)
+    given = outcomes()
+    del given["worked_example"]
+    with pytest.raises(ValueError, match="worked_example"):
+        score_checks(rubric, given, audience="instructor")
+
+
+def test_student_never_sees_hidden_checks_but_instructor_counts_them():
+    rubric = load_rubric(INSTRUCTOR)
+    hidden = [c for c in rubric.checks if c.visibility != "visible"]
+    assert {c.id for c in hidden} == {"random_probes", "sdpa_parity"}
+    given = outcomes(random_probes=failed(1, 4), sdpa_parity=failed(0, 2))
+    instructor = score_checks(rubric, given, audience="instructor")
+    student = score_checks(rubric, given, audience="student")
+    assert instructor.max_score == 100 and instructor.score == pytest.approx(100 - 10 * 3 / 4 - 4)
+    assert student.max_score == 100 - sum(c.points for c in hidden) and student.score == student.max_score
+    text = student.model_dump_json()
+    for check in hidden:
+        for secret in (check.id, CHECKS[check.id].title, f"{check.id}-EXPECTED", check.feedback.failed):
+            assert secret not in text
+
+
+def test_student_is_not_told_the_name_of_a_hidden_prerequisite(tmp_path):
+    text = INSTRUCTOR.read_text().replace(
+        "  - id: return_contract\n    points: 3\n    partial_credit: all_or_nothing\n    visibility: visible",
+        "  - id: return_contract\n    points: 3\n    partial_credit: all_or_nothing\n    visibility: hidden",
+    )
+    rubric = parse_rubric(text)
+    student = score_checks(rubric, outcomes(return_contract=failed(0, 1)), audience="student")
+    report = by_id(student)["worked_example"]
+    assert report.status == "skipped" and "a hidden check" in report.feedback
+    assert "return_contract" not in student.model_dump_json() and "Returns (out" not in student.model_dump_json()
+
+
+def test_changing_only_points_changes_only_scores():
+    original = load_rubric(INSTRUCTOR)
+    text = INSTRUCTOR.read_text().replace("points: 15", "points: 20").replace("points: 16", "points: 11")
+    reweighted = parse_rubric(text)
+    given = outcomes(worked_example=failed(1, 4), leak_intervention=failed(2, 4))
+    a = score_checks(original, given, audience="instructor").model_dump()
+    b = score_checks(reweighted, given, audience="instructor").model_dump()
+    assert a["max_score"] == b["max_score"] == 100 and a["score"] != b["score"]
+
+    def without_scores(scored):
+        return {
+            "checks": [{k: v for k, v in c.items() if k not in ("score", "max_score")} for c in scored["checks"]],
+            "groups": [g["name"] for g in scored["groups"]],
+        }
+
+    assert without_scores(a) == without_scores(b)
+    assert by_id(score_checks(reweighted, given, audience="instructor"))["worked_example"].score == 5
+
+
+def test_instructor_can_hide_and_drop_a_check_by_editing_yaml_alone():
+    text = INSTRUCTOR.read_text()
+    # Hide the worked example from students.
+    hidden = parse_rubric(text.replace(
+        "  - id: worked_example\n    points: 15\n    partial_credit: fraction\n    visibility: visible",
+        "  - id: worked_example\n    points: 15\n    partial_credit: fraction\n    visibility: hidden",
+    ))
+    assert "worked_example" not in by_id(score_checks(hidden, outcomes(), audience="student"))
+    assert "worked_example" in by_id(score_checks(hidden, outcomes(), audience="instructor"))
+    # Drop the forbidden-API check: its block is gone, the total drops by its points.
+    start = text.index("  - id: forbidden_api")
+    dropped = parse_rubric(text[:start])
+    scored = score_checks(dropped, outcomes(), audience="instructor")
+    assert "forbidden_api" not in by_id(scored) and scored.max_score == 98
+
+
+def test_same_inputs_give_the_same_report():
+    given = outcomes(mask_structure=failed(1, 3), return_contract=failed(0, 1))
+    reports = {
+        score_checks(load_rubric(INSTRUCTOR), given, audience=audience).model_dump_json()
+        for audience in ("instructor",) * 3
+    }
+    assert len(reports) == 1
+
+
+def test_hints_are_revealed_one_per_failing_run(tmp_path):
+    rubric = load_rubric(RUBRICS / "self_check.yaml")
+    hints = rubric.check("mask_structure").hints
+    assert len(hints) == 3
+    state = tmp_path / "state" / "hints.json"
+    given = outcomes(mask_structure=failed(1, 4))
+
+    def hint(key="abc", outcomes_=given):
+        report = by_id(score_checks(rubric, outcomes_, audience="student", hint_key=key, hint_state_path=state))
+        return report["mask_structure"].hint
+
+    assert hint() == f"Hint 1 of 3: {hints[0]}"
+    assert hint() == f"Hint 2 of 3: {hints[1]}"
+    assert hint(outcomes_=outcomes()) is None  # a passing run reveals nothing and spends nothing
+    assert hint() == f"Hint 3 of 3: {hints[2]}"
+    assert hint() == f"Hint 3 of 3: {hints[2]}"  # the last hint stays
+    assert hint(key="another submission") == f"Hint 1 of 3: {hints[0]}"
+    saved = json.loads(state.read_text())
+    assert saved["revealed"]["causal_attention:abc"] == {"mask_structure": 3}
+    assert [p.name for p in state.parent.iterdir()] == ["hints.json"]  # no temporary file left behind
+
+
+def test_hints_without_state_show_the_first_and_damaged_state_restarts(tmp_path):
+    rubric = load_rubric(RUBRICS / "self_check.yaml")
+    first = rubric.check("leak_intervention").hints[0]
+    given = outcomes(leak_intervention=failed(0, 2))
+    assert by_id(score_checks(rubric, given, audience="student"))["leak_intervention"].hint.endswith(first)
+    state = tmp_path / "hints.json"
+    state.write_text("{not json")
+    report = by_id(score_checks(rubric, given, audience="student", hint_key="k", hint_state_path=state))
+    assert report["leak_intervention"].hint.endswith(first)
+    assert json.loads(state.read_text())["revealed"] == {"causal_attention:k": {"leak_intervention": 1}}
+
+
+def test_tolerance_resolution_check_then_rubric_then_default():
+    text = (RUBRICS / "self_check.yaml").read_text()
+    text = text.replace(
+        "  - id: gradient_flow\n    points: 6\n",
+        "  - id: gradient_flow\n    points: 6\n    tolerance:\n      float32: {atol: 1.0e-6, rtol: 1.0e-6}\n",
+    ).replace("float64: {atol: 1.0e-12, rtol: 1.0e-10}", "float64: {atol: 1.0e-13, rtol: 1.0e-11}")
+    rubric = parse_rubric(text)
+    assert rubric.tolerance("gradient_flow", "float32") == Tolerance(atol=1e-6, rtol=1e-6)
+    assert rubric.tolerance("gradient_flow", "float64") == Tolerance(atol=1e-13, rtol=1e-11)
+    assert rubric.tolerance("worked_example", "float32") == DEFAULT_TOLERANCES["float32"]
+    without_defaults = parse_rubric(text.split("tolerances:")[0] + "checks:" + text.split("checks:", 1)[1])
+    assert without_defaults.tolerance("worked_example", "float64") == DEFAULT_TOLERANCES["float64"]
+    with pytest.raises(KeyError, match="float16"):
+        without_defaults.tolerance("worked_example", "float16")
+
+
+def test_run_order_puts_prerequisites_first():
+    rubric = load_rubric(INSTRUCTOR)
+    order = rubric.run_order()
+    assert sorted(order) == sorted(rubric.check_ids)
+    for check in rubric.checks:
+        for prerequisite in check.requires:
+            assert order.index(prerequisite) < order.index(check.id)
+
+
+def test_rubric_group_overrides_the_registry_group():
+    text = INSTRUCTOR.read_text().replace(
+        "  - id: shift_invariance\n    points: 6\n", "  - id: shift_invariance\n    points: 6\n    group: Scaling\n"
+    )
+    scored = score_checks(parse_rubric(text), outcomes(), audience="instructor")
+    assert by_id(scored)["shift_invariance"].group == "Scaling"
+    assert {g.name: g.max_score for g in scored.groups}["Scaling"] == 6

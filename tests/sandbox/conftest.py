@@ -1,0 +1,77 @@
+"""One warm sandbox per test session; short deadlines so timeouts cost about a second."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+from grader.sandbox import Frame, Limits, Sandbox
+from grader.sandbox.client import REPO_ROOT
+
+GALLERY = REPO_ROOT / "tests" / "gallery"
+REFERENCE = REPO_ROOT / "reference" / "attention.py"
+TEST_LIMITS = Limits(call_s=1.0, load_s=2.0, submission_s=8.0)
+
+needs_namespaces = pytest.mark.skipif(
+    not (os.geteuid() == 0 and os.path.exists("/proc/self/ns/mnt")),
+    reason="needs root on Linux for mount/network namespaces and the uid drop",
+)
+
+
+def attention_calls(n: int = 2, seed: int = 0) -> list[Frame]:
+    g = torch.Generator().manual_seed(seed)
+    return [
+        Frame("call", {"id": f"c{i}", "target": "attention"}, {x: torch.randn(2, 5, 3, generator=g) for x in "qkv"})
+        for i in range(n)
+    ]
+
+
+def gallery(name: str) -> Path:
+    return GALLERY / f"{name}.py"
+
+
+@pytest.fixture(scope="session")
+def sandbox():
+    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
+        yield sb
+
+
+@pytest.fixture(scope="session")
+def open_sandbox():
+    """No namespaces, no uid drop: the negative control for every isolation test."""
+    with Sandbox(limits=TEST_LIMITS, isolate=False, quiet=True) as sb:
+        yield sb
+
+
+def assert_healthy(sb: Sandbox) -> None:
+    """The next submission in the same run is graded normally, and nothing was left behind."""
+    calls = attention_calls(2, seed=7)
+    res = sb.run(REFERENCE, calls)
+    assert res.failure is None and res.failures == {}, (res.failure, res.failures)
+    assert res.load is not None and res.load.kind == "loaded"
+    from reference.attention import causal_attention
+
+    for call in calls:
+        reply = res.replies[call.meta["id"]]
+        out, weights = causal_attention(*(call.tensors[x] for x in "qkv"))
+        assert reply.meta["ok"] is True
+        torch.testing.assert_close(reply.tensors["out"], out)
+        torch.testing.assert_close(reply.tensors["weights"], weights)
+    assert leftover_processes(sb) == []
+
+
+def leftover_processes(sb: Sandbox) -> list[int]:
+    """Processes below the zygote: none may survive a finished submission."""
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_bytes()
+            except OSError:
+                continue
+            if int(stat[stat.rfind(b")") + 2 :].split()[1]) == sb.zygote_pid:
+                out.append(int(name))
+    return out
