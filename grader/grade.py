@@ -6,6 +6,7 @@ the sandbox, and only tensors come back.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import sys
@@ -40,8 +41,11 @@ def _reply(frame) -> Reply:
     return Reply(ok, frame.tensors, meta, error_type, None if ok else str(meta.get("error_message", ""))[:600])
 
 
-def observations(run: RunResult, probes: ProbeSet, source: str, required: tuple[str, ...]) -> Observations:
-    obs = Observations(probes, {}, source=source, required=required)
+def observations(run: RunResult, probes: ProbeSet, source: str, rubric: Rubric) -> Observations:
+    required = tuple(rubric.entry_points.functions) + tuple(rubric.entry_points.classes)
+    # The last dotted part is what a submission's source names: F.scaled_dot_product_attention(...)
+    forbidden = tuple(name.rsplit(".", 1)[-1] for name in rubric.forbidden_apis)
+    obs = Observations(probes, {}, source=source, required=required, forbidden=forbidden)
     if run.load is None or run.load.kind != "loaded":
         failure = run.failure
         if run.load is not None:
@@ -120,15 +124,14 @@ def grade_file(path: Path, *, sandbox: Sandbox, rubric: Rubric | None = None, se
     hidden = audience == "instructor" and any(c.visibility != "visible" for c in rubric.checks)
     seed = hidden_seed(secret or "", source) if hidden and secret else None
     probes = build_probes(seed)
-    required = tuple(rubric.entry_points.functions) + tuple(rubric.entry_points.classes)
     if unreadable:
         run = RunResult(load=None, replies={}, failures={}, failure=None, output="", isolation=sandbox.isolation,
                         wall_s=0.0)
-        obs = Observations(probes, {}, required=required,
-                           load_error=Reply(False, error_type="import_error", error=f"cannot read the file: {unreadable}"))
+        obs = observations(run, probes, "", rubric)
+        obs.load_error = Reply(False, error_type="import_error", error=f"cannot read the file: {unreadable}")
     else:
         run = sandbox.run(path, probes.calls(), hidden_paths=list(hidden_paths))
-        obs = observations(run, probes, source.decode("utf-8", "replace"), required)
+        obs = observations(run, probes, source.decode("utf-8", "replace"), rubric)
     outcomes = {cid: _evaluate(cid, obs, rubric) for cid in rubric.check_ids}
     diagnoses = diagnose(obs, outcomes, catalogue)
     key = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
@@ -147,7 +150,9 @@ def grade_files(paths: Iterable[Path], *, rubric: Rubric | None = None, secret: 
     paths = [Path(p) for p in paths]
     folders = sorted({p.resolve().parent for p in paths})  # other students' files stay out of reach
     own = sandbox is None
-    sandbox = sandbox or Sandbox()
+    if own:
+        sandbox = Sandbox()
+        sandbox.start()
     try:
         reports = []
         for path in paths:
@@ -169,6 +174,8 @@ def shared_sandbox() -> Sandbox:
     global _shared
     if _shared is None:
         _shared = Sandbox()
+        _shared.start()
+        atexit.register(_shared.close)
     return _shared
 
 

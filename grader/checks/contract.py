@@ -9,8 +9,6 @@ import torch
 from grader.checks import expected
 from grader.checks.observations import Cases, Observations, TolFn, close, dtype_name, fmt
 
-FORBIDDEN_NAMES = ("scaled_dot_product_attention", "MultiheadAttention", "multi_head_attention_forward")
-
 
 def return_contract(obs: Observations, tol: TolFn) -> object:
     cases = Cases()
@@ -68,7 +66,7 @@ def shape_validation(obs: Observations, tol: TolFn) -> object:
     return cases.outcome("Mismatched batch dimensions, lengths and widths raise ValueError.")
 
 
-def static_forbidden(source: str) -> list[str]:
+def static_forbidden(source: str, names: tuple[str, ...]) -> list[str]:
     """Ready-made attention the source names, found by parsing (so comments don't count)."""
     try:
         tree = ast.parse(source)
@@ -81,15 +79,15 @@ def static_forbidden(source: str) -> list[str]:
             continue
         match node:
             case ast.Attribute(attr=name) | ast.Name(id=name) | ast.alias(name=name):
-                found.update(f for f in FORBIDDEN_NAMES if name == f)
+                found.update(f for f in names if name == f)
             case ast.Constant(value=str(text)):  # getattr(F, "scaled_dot_product_attention")
-                found.update(f for f in FORBIDDEN_NAMES if f in text)
+                found.update(f for f in names if f in text)
     return sorted(found)
 
 
 def forbidden_api(obs: Observations, tol: TolFn) -> object:
     cases = Cases()
-    static = static_forbidden(obs.source)
+    static = static_forbidden(obs.source, obs.forbidden)
     cases.check(not static, f"The source uses {', '.join(static)}. The exercise is to write the scores, the mask, "
                 "the softmax and the weighted sum yourself.", "hand-written attention", ", ".join(static))
     tripped = [pid for pid, r in obs.replies.items() if r.error_type == "ForbiddenAPI"]

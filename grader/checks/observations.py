@@ -36,6 +36,7 @@ class Observations:
     required: tuple[str, ...] = ("causal_attention", "SingleHead")
     load_names: tuple[str, ...] = ("causal_attention", "SingleHead")
     defined: tuple[str, ...] = ()
+    forbidden: tuple[str, ...] = ("scaled_dot_product_attention", "MultiheadAttention")
 
     def reply(self, pid: str) -> Reply:
         return self.replies.get(pid) or Reply(False, error_type="missing", error="no reply was received")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -35,7 +35,7 @@ class CheckResult(BaseModel):
     max_score: float
 
 
-@lru_cache(maxsize=None)
+@cache
 def _compiled(entry: str | tuple[str, ...]) -> tuple[Phrasing, ...]:
     return tuple(compile_accept(list(entry) if isinstance(entry, tuple) else entry))
 
@@ -59,7 +59,14 @@ _NUMBER = re.compile(r"(?<![\w.])[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?:\s*/\s*\d+(?
 _BROADCAST = re.compile(r"\b(each|all|every|uniform|uniformly|equal|equally|evenly)\b")
 
 
+_WORD_NUMBERS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                 "seven": "7", "eight": "8", "nine": "9", "ten": "10"}
+# Only after "by" ("goes up by one"): elsewhere "one" is usually a pronoun ("the current one").
+_BY_WORD = re.compile(r"\bby (" + "|".join(_WORD_NUMBERS) + r")\b")
+
+
 def numbers_in(text: str) -> list[float]:
+    text = _BY_WORD.sub(lambda m: "by " + _WORD_NUMBERS[m.group(1)], text)
     out = []
     for m in _NUMBER.finditer(text):
         value = as_number(m.group().replace(" ", ""))
@@ -87,7 +94,7 @@ def _segments(text: str, targets: list[NumericTarget]) -> dict[str, list[tuple[s
 
 
 def _close_to(got: list[float], want: list[float], target: NumericTarget) -> bool:
-    return len(got) == len(want) and all(abs(g - w) <= target.tolerance(w) for g, w in zip(got, want))
+    return len(got) == len(want) and all(abs(g - w) <= target.tolerance(w) for g, w in zip(got, want, strict=True))
 
 
 def _fits(numbers: list[float], target: NumericTarget, broadcast: bool) -> bool:
@@ -197,7 +204,6 @@ def chosen_option(item: ChoiceItem, text: str) -> tuple[list[str], str]:
 def _judge_choice(item: ChoiceItem, text: str) -> ItemResult:
     picked, _ = chosen_option(item, text)
     by_label = {o.label: o for o in item.options}
-    right = next(o for o in item.options if o.correct)
     if len(picked) == 1:
         opt = by_label[picked[0]]
         verdict: Verdict = "correct" if opt.correct else "incorrect"
@@ -211,7 +217,7 @@ def _judge_choice(item: ChoiceItem, text: str) -> ItemResult:
         feedback = f"✗ Could not match your answer to an option; answer with a letter ({labels}) or reword it."
     return ItemResult(
         id=item.id, verdict=verdict, score=item.points if verdict == "correct" else 0.0,
-        max_score=item.points, feedback=feedback, missing=[] if verdict == "correct" else [right.label],
+        max_score=item.points, feedback=feedback,
         matched=picked,
     )
 

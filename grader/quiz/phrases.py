@@ -88,10 +88,6 @@ class Token:
     start: int  # character offset in the normalised text
     end: int
 
-    @property
-    def is_word(self) -> bool:
-        return self.text not in _SENTENCE_END and self.text != ","
-
 
 class Doc:
     """A learner's answer, normalised and tokenised once, matched against many phrasings."""
@@ -225,7 +221,7 @@ class Phrasing:
             for alt in slot.alternatives:
                 n = len(alt)
                 words = doc.tokens[cand:cand + n]
-                if len(words) == n and all(_atom_matches(a, w.text) for a, w in zip(alt, words)):
+                if len(words) == n and all(_atom_matches(a, w.text) for a, w in zip(alt, words, strict=True)):
                     hit = self._match_from(doc, slot_i + 1, None, cand + n, consumed + tuple(range(cand, cand + n)))
                     if hit is not None:
                         return hit

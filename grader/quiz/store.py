@@ -6,18 +6,17 @@ import os
 import tempfile
 from pathlib import Path
 
-import platformdirs
-
-APP = "attention-grader"
+from grader.paths import data_dir
 
 
 def state_path(explicit: str | os.PathLike | None, env_var: str, filename: str) -> Path:
-    """--flag wins, then the environment variable, then the platform's user data directory."""
+    """--flag wins, then the environment variable, then the project's data directory (GRADER_DATA_DIR or
+    the platform's user data directory)."""
     if explicit:
         return Path(explicit)
     if os.environ.get(env_var):
         return Path(os.environ[env_var])
-    return Path(platformdirs.user_data_dir(APP)) / filename
+    return data_dir() / filename
 
 
 def atomic_write_text(path: Path, text: str) -> None:

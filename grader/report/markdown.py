@@ -123,9 +123,6 @@ def _md_heatmap(hm: Heatmap) -> list[str]:
     out = [f"**{md_escape(hm.title)}**: rows are receiving positions, columns are sources; "
            "`(x)` marks a forbidden cell (source after receiver), **bold** a leaked one, NaN stands for NaN/inf.",
            ""]
-    t = len(hm.expected)
-    header = "| i \\ j | " + " | ".join(str(j) for j in range(t)) + " |"
-    rule = "|---|" + "---:|" * t
     leaks = set(leaked_cells(hm.student))
     for label, weights in (("your weights", hm.student), ("correct weights", hm.expected)):
         out.append(f"*{label}*")
@@ -133,7 +130,9 @@ def _md_heatmap(hm: Heatmap) -> list[str]:
         if weights is None:
             out += ["no weights returned", ""]
             continue
-        out += [header, rule]
+        # Columns from the matrix itself: a wrong submission's weights need not be square.
+        t = max((len(row) for row in weights), default=0)
+        out += ["| i \\ j | " + " | ".join(str(j) for j in range(t)) + " |", "|---|" + "---:|" * t]
         for i, row in enumerate(weights):
             cells = []
             for j, w in enumerate(row):
@@ -141,7 +140,7 @@ def _md_heatmap(hm: Heatmap) -> list[str]:
                 if (i, j) in leaks and weights is hm.student:
                     cell = f"**{cell}**"
                 cells.append(f"({cell})" if j > i else cell)
-            out.append(f"| {i} | " + " | ".join(cells) + " |")
+            out.append(f"| {i} | " + " | ".join(cells + [""] * (t - len(row))) + " |")
         out.append("")
     return out
 

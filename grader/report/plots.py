@@ -38,15 +38,22 @@ def _png_base64(fig: Figure) -> str:
 
 
 def _draw_weights(ax, weights: Matrix, title: str, *, mark_leaks: bool) -> None:
-    t = len(weights)
-    grid = [[float("nan") if is_missing(w) else float(w) for w in row] for row in weights]
-    ax.imshow(grid, cmap=_CMAP, vmin=0.0, vmax=1.0, interpolation="nearest")
+    rows = len(weights)
+    # A wrong submission can return any shape: draw it as it is, padding ragged rows with NaN.
+    t = max((len(row) for row in weights), default=0)
     ax.set_title(title, fontsize=10)
+    if rows == 0 or t == 0:
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, "empty weights", ha="center", va="center", transform=ax.transAxes)
+        return
+    grid = [[float("nan") if is_missing(w) else float(w) for w in row] + [float("nan")] * (t - len(row))
+            for row in weights]
+    ax.imshow(grid, cmap=_CMAP, vmin=0.0, vmax=1.0, interpolation="nearest")
     ax.set_xlabel("source position j")
     ax.set_ylabel("receiving position i")
     ax.set_xticks(range(t))
-    ax.set_yticks(range(t))
-    annotate = t <= _MAX_ANNOTATED
+    ax.set_yticks(range(rows))
+    annotate = max(rows, t) <= _MAX_ANNOTATED
     leaks = set(leaked_cells(weights)) if mark_leaks else set()
     for i, row in enumerate(weights):
         for j, w in enumerate(row):
@@ -69,7 +76,7 @@ def _draw_weights(ax, weights: Matrix, title: str, *, mark_leaks: bool) -> None:
                         color=_LEAK if (i, j) in leaks else color,
                         fontweight="bold" if (i, j) in leaks else "normal")
     ax.set_xlim(-0.5, t - 0.5)
-    ax.set_ylim(t - 0.5, -0.5)
+    ax.set_ylim(rows - 0.5, -0.5)
 
 
 def heatmap_png(heatmap: Heatmap) -> str:
@@ -95,7 +102,7 @@ def heatmap_png(heatmap: Heatmap) -> str:
 def row_change_png(leak: Sequence[float | None], control: Sequence[float] | None) -> str:
     """Max change of each earlier output row when only the future is changed, as base64 PNG."""
     n = len(leak)
-    fig = Figure(figsize=(6.0, 3.2))
+    fig = Figure(figsize=(6.0, 3.5))
     ax = fig.subplots()
     width = 0.4 if control is not None else 0.6
     offset = width / 2 if control is not None else 0.0
@@ -109,13 +116,14 @@ def row_change_png(leak: Sequence[float | None], control: Sequence[float] | None
             # A zero bar is invisible; say it, because "did not move" is the result we hope for.
             ax.text(x - offset, 0.0, "0", ha="center", va="bottom", fontsize=8, color=_LEAK)
     if control is not None:
-        ax.bar([x + offset for x in xs], list(control), width, color="#999999",
+        ax.bar([x + offset for x in range(len(control))], list(control), width, color="#999999",
                label="unmasked attention (negative control)")
-    ax.set_xticks(xs)
+    ax.set_xticks(range(max(n, len(control or []))))
     ax.set_xlabel("earlier receiving position")
     ax.set_ylabel("max |change| of output row")
     ax.set_title("Change only the future: how much did each earlier row move?", fontsize=10)
     ax.axhline(0.0, color="black", linewidth=0.8)
-    ax.legend(fontsize=8, loc="upper left")
-    fig.subplots_adjust(left=0.13, right=0.97, top=0.88, bottom=0.17)
+    # Below the axes: inside, it would hide the tallest bars.
+    fig.legend(fontsize=8, loc="lower center", ncols=2, frameon=False)
+    fig.subplots_adjust(left=0.13, right=0.97, top=0.88, bottom=0.25)
     return _png_base64(fig)

@@ -89,7 +89,11 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt) -> 
         out.append(f"  ({held_back} further check(s) hidden until results are released)")
     for c in problems(checks):
         out += ["", f"{STATUS_WORD[c.status]}: {_label(c, audience)}"]
-        out += [f"  {label + ':':<9} {text}" if label else f"  {text}" for label, text in _failure_lines(c)]
+        for label, text in _failure_lines(c):
+            # Continuation lines keep the value column, so a multi-line message still reads as one.
+            indent = " " * (12 if label else 2)
+            text = text.replace("\n", "\n" + indent)
+            out.append(f"  {label + ':':<9} {text}" if label else f"  {text}")
     rt = report.runtime
     out += ["", f"Isolation: {printable(rt.isolation)}; wall time {rt.wall_s:.2f} s"]
     if rt.output:

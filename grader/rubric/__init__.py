@@ -1,7 +1,8 @@
 """YAML rubrics: which checks count, for how many points, who sees them, and what a student is told.
 
 The format lives in `model.py` (pydantic; its JSON Schema is `grader/schemas/rubric.schema.json`),
-loading with FILE:LINE:COLUMN problems in `load.py`, scoring in `score.py`, the CLI verb in `cli.py`.
+loading with FILE:LINE:COLUMN problems in `load.py`, scoring in `score.py`, the CLI verb in `cli.py`
+(`python -m grader rubric validate FILE...`, also `python -m grader.rubric validate FILE...`).
 
 Decisions the rest of the grader relies on:
 
@@ -14,8 +15,9 @@ Decisions the rest of the grader relies on:
   Prerequisites are decided on every check's outcome, hidden ones included.
 - Scores: `passed` earns full points. Otherwise `fraction` earns points x cases_passed / cases_total
   (an `error` too: the cases that passed before it raised still count); `all_or_nothing` earns 0.
-- Feedback: the rubric's `passed`/`failed` text replaces the check's own; for an `error` the check's
-  own message (what raised) follows the `failed` text. Expected and observed numbers are kept.
+- Feedback: the rubric's `passed` text replaces the check's own; for `failed` and `error` the
+  check's own finding (which row, which probe, what raised) follows the rubric's `failed` text.
+  Expected and observed numbers are kept.
 - Groups: a check counts toward its rubric `group`, else the registry's; subtotals are listed in
   order of first appearance in the rubric, and only for groups with at least one reported check.
 - Hints go only with `failed` or `error` (a skipped check's cause is elsewhere). Without a state file

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -210,8 +209,9 @@ def _cycle_problems(rubric: Rubric, index: dict[str, int]) -> list[Problem]:
 
 
 def schema_text() -> str:
-    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **Rubric.model_json_schema()}
-    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+    from grader import schemas  # one writer for every schema, so `grader schemas` and this agree
+
+    return schemas.schema_text(Rubric, "rubric")
 
 
 def write_schema(path: Path | None = None) -> Path:

@@ -122,9 +122,7 @@ def _feedback(check: RubricCheck, outcome: CheckOutcome) -> str:
     override = check.feedback
     if outcome.status == "passed":
         return (override and override.passed) or outcome.feedback
-    if outcome.status == "failed":
-        return (override and override.failed) or outcome.feedback
-    # An error's own message says what raised, which no fixed text can.
+    # The check's own message names the row, the probe or what raised, which no fixed text can.
     if override and override.failed:
         return f"{override.failed}\n{outcome.feedback}"
     return outcome.feedback

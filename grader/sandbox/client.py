@@ -7,6 +7,7 @@ names the reason a reply is missing, it never earns anything.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -175,7 +176,18 @@ class Sandbox:
             # O_NOFOLLOW: a submission planted as a symlink to the reference must not be graded as its copy.
             source = os.open(source_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError as exc:
-            raise ValueError(f"cannot open submission {source_path}: {exc.strerror}") from None
+            why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
+            result.load = Frame(
+                "load_error",
+                {
+                    "error_type": "SubmissionRefused",
+                    "message": f"cannot open the submission: {why}",
+                    "lineno": None,
+                },
+            )
+            _fail_all(result, list(calls), Failure("process_exit", "the submission was not run"), "not run")
+            result.wall_s = time.monotonic() - t0
+            return result
         output = tempfile.TemporaryFile()
         fcntl.fcntl(output.fileno(), fcntl.F_SETFL, os.O_APPEND)
         try:

@@ -84,9 +84,42 @@ def hide(targets: list[str], keep: list[str]) -> None:
 
 
 def private_tmp() -> None:
-    for d in ("/tmp", "/dev/shm"):
+    # /tmp root-owned 755: the child writes only in its scratch dir below it.
+    for d, mode in (("/tmp", "755"), ("/dev/shm", "1777")):
         if os.path.isdir(d):
-            mount("sandbox-tmp", d, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=1777")
+            mount("sandbox-tmp", d, "tmpfs", MS_NOSUID | MS_NODEV, f"size=64m,mode={mode}")
+
+
+def _closed_ancestor(path: Path) -> Path | None:
+    """The first directory on the way to `path` that other users cannot enter (e.g. /root)."""
+    for d in [*reversed(path.parents), path]:
+        if not os.stat(d).st_mode & stat.S_IXOTH:
+            return d
+    return None
+
+
+def blocked_keep_paths(keep: list[str]) -> list[str]:
+    """Kept paths the slot uid could not reach, e.g. a pyenv interpreter under /root."""
+    return [k for k in keep if os.path.exists(k) and _closed_ancestor(Path(os.path.realpath(k)))]
+
+
+def expose(keep: list[str]) -> None:
+    """Make every kept path reachable by the slot uid: cover a closed ancestor (say /root)
+    with a 755 tmpfs and bind the kept path back into it. The rest of the ancestor stays hidden."""
+    groups: dict[Path, list[Path]] = {}
+    for k in sorted({Path(os.path.realpath(k)) for k in keep if os.path.exists(k)}):
+        closed = _closed_ancestor(k)
+        if closed is None or any(p in k.parents for p in groups.get(closed, [])):
+            continue
+        groups.setdefault(closed, []).append(k)
+    for closed, paths in groups.items():
+        handles = {k: os.open(k, os.O_PATH) for k in paths}
+        mount("sandbox-open", str(closed), "tmpfs", MS_NOSUID | MS_NODEV, "size=4k,mode=755")
+        for k, fd in handles.items():
+            if k != closed:
+                os.makedirs(k, mode=0o755, exist_ok=True)
+            mount(f"/proc/self/fd/{fd}", str(k), None, MS_BIND | MS_REC)
+            os.close(fd)
 
 
 def read_source(fd: int, cap: int) -> bytes:

@@ -110,8 +110,9 @@ class Zygote:
         self.runs = 0
         self.scratch: dict[int, str] = {}
         self.serve = _load_runner(runner)
-        self.root = isolate and os.geteuid() == 0
         self.namespaces = isolate and harden.probe_namespaces()
+        # Without namespaces a dropped uid must still reach the interpreter (not so under /root).
+        self.root = isolate and os.geteuid() == 0 and (self.namespaces or not harden.blocked_keep_paths(keep))
         self.isolation = (
             "namespaces+uid" if self.namespaces else "uid+rlimits" if self.root else "rlimits-only"
         )
@@ -180,6 +181,7 @@ class Zygote:
         if self.namespaces:
             harden.enter_namespaces()
             harden.hide(self.hidden + req.hidden, self.keep)
+            harden.expose(self.keep)
             harden.private_tmp()
         if self.root:
             uid = self.uid
@@ -227,24 +229,36 @@ class Zygote:
         return Exit(killed_by_us=killed, code=os.WEXITSTATUS(status), cpu_s=cpu, orphans=orphans)
 
     def _kill_descendants(self) -> int:
-        """As child subreaper we inherit every orphan: no children left means no descendants left."""
-        orphans = 0
-        deadline = time.monotonic() + 5.0
-        while time.monotonic() < deadline:
-            try:
-                while True:
-                    pid, _ = os.waitpid(-1, os.WNOHANG)
-                    if pid == 0:
-                        break
-            except ChildProcessError:
-                return orphans
-            live = [p for p in _children(os.getpid()) if p not in self.scratch]
-            for p in live:
-                _signal(-p)
+        """As child subreaper we inherit every orphan, so no children left means no descendants
+        left. Killing one by one loses to a fork bomb (each death frees a slot for a new fork),
+        so first stop the whole tree (a stopped process cannot fork), then kill it."""
+        total = 0
+        for _ in range(100):
+            if not _reap_all():
+                return total
+            stopped: set[int] = set()
+            for _ in range(1000):
+                new = _descendants(os.getpid()) - stopped
+                if not new:
+                    break
+                for p in new:
+                    _signal(p, signal.SIGSTOP)
+                stopped |= new
+            for p in stopped:
                 _signal(p)
-            orphans += len(live)
+            total += len(stopped)
             time.sleep(0.001)
-        return orphans
+        return total
+
+
+def _reap_all() -> bool:
+    """Reap every exited child; False once no child is left at all."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        return False
+    return True
 
 
 def _reap(pid: int) -> tuple[int, object] | None:
@@ -255,15 +269,16 @@ def _reap(pid: int) -> tuple[int, object] | None:
     return (status, usage) if got else None
 
 
-def _signal(target: int) -> None:
+def _signal(target: int, sig: int = signal.SIGKILL) -> None:
     try:
-        os.kill(target, signal.SIGKILL)
+        os.kill(target, sig)
     except (ProcessLookupError, PermissionError):
         pass
 
 
-def _children(ppid: int) -> list[int]:
-    out = []
+def _descendants(root: int) -> set[int]:
+    """Every live process below `root`, from one pass over /proc."""
+    children: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -273,10 +288,14 @@ def _children(ppid: int) -> list[int]:
         except OSError:
             continue
         # Field 4 is the parent pid; the command name (field 2) may contain spaces, so split after ')'.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if int(fields[1]) == ppid:
-            out.append(int(name))
-    return out
+        children.setdefault(int(stat[stat.rfind(b")") + 2 :].split()[1]), []).append(int(name))
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
 
 
 def _threads() -> int:

@@ -15,10 +15,14 @@ for name, target in links.items():
         pass
     try:
         if os.path.isdir(name):
-            print("FOUND", name, os.listdir(name)[:3])
+            names = os.listdir(name)
+            if names:
+                print("FOUND", name, names[:3])
         else:
             with open(name) as f:
-                print("FOUND", name, len(f.read()))
+                text = f.read()
+            if text:
+                print("FOUND", name, len(text))
     except OSError:
         pass
 

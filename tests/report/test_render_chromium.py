@@ -20,13 +20,16 @@ pytestmark = pytest.mark.skipif(
 
 def screenshot(html: Path, png: Path) -> np.ndarray:
     with tempfile.TemporaryDirectory(prefix="grader-chromium-") as profile:
-        subprocess.run(
+        done = subprocess.run(
             [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
              "--no-first-run", "--disable-component-update", "--disable-sync", "--disable-quic",
+             # Wait for layout and image decoding to finish before the shot, even on a loaded machine.
+             "--run-all-compositor-stages-before-draw", "--virtual-time-budget=10000",
              f"--user-data-dir={profile}", f"--screenshot={png}", "--window-size=1200,1600",
              html.resolve().as_uri()],
-            capture_output=True, timeout=60, check=True,
+            capture_output=True, timeout=120,
         )
+    assert png.exists(), f"chromium wrote no screenshot:\n{done.stderr.decode(errors='replace')[-2000:]}"
     return matplotlib.image.imread(png)
 
 

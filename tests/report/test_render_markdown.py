@@ -56,3 +56,17 @@ def test_points_share_one_decimal_count():
     assert [points_formatter([3, 2.5, 10])(v) for v in (3, 2.5, 10)] == ["3.0", "2.5", "10.0"]
     assert points_formatter([3, 1])(3) == "3"
     assert points_formatter([1 / 3])(1 / 3) == "0.33"
+
+
+def test_odd_shaped_weights_still_render():
+    """A wrong submission may return ragged or non-square weights; every renderer copes."""
+    from grader.report.html import render_html
+    from grader.report.models import Heatmap
+
+    report = failing_report()
+    report.visuals.worked_example = Heatmap(title="odd", student=[[0.5, 0.5, 0.0, 0.0], [1.0], []],
+                                            expected=[[1.0, 0.0], [0.5, 0.5]])
+    report.visuals.unmasked_row_change = [1.0]  # shorter than leak_row_change
+    md = render_markdown(report)
+    assert "| i \\ j | 0 | 1 | 2 | 3 |" in md and "| 1 | 1.000 |  |  |  |" in md
+    assert render_html(report).count('data-kind="heatmap"') == 2

@@ -184,6 +184,7 @@ CASES = {
         "",
     ),
     "recursive alias": (VALID + "extra: &a [*a]\n", "11:8: recursive alias", ""),
+    "absurdly deep nesting": ("a: " + "[" * 3000 + "]" * 3000 + "\n", "1:", "nest"),
     "not UTF-8": (VALID.encode() + b"\xff\xfe", "1:1: not UTF-8 text", ""),
 }
 
@@ -198,6 +199,19 @@ def test_bad_rubric_is_located_with_exit_2(tmp_path, capsys, case):
     assert fragment in err
     for line in err.splitlines():
         assert re.match(r"FILE:\d+:\d+: \S", line), line
+
+
+@pytest.mark.parametrize("case", ["invalid YAML", "two documents", "duplicate keys", "recursive alias", "unknown check id"])
+def test_pure_python_yaml_gives_the_same_locations(tmp_path, capsys, monkeypatch, case):
+    """Without libyaml the loader falls back to PyYAML's own parser; positions must not move."""
+    import yaml
+
+    from grader.rubric import load
+
+    monkeypatch.setattr(load, "_Loader", yaml.SafeLoader)
+    text, located, fragment = CASES[case]
+    rc, _, err = validate(tmp_path, text, capsys)
+    assert rc == 2 and f"FILE:{located}" in err and fragment in err, err
 
 
 def test_every_problem_is_reported_in_file_order(tmp_path, capsys):
@@ -233,8 +247,8 @@ def test_damaged_shipped_rubric_never_raises_anything_else():
     """Truncations and byte deletions of the real rubric either load or raise RubricError."""
     text = (Path(__file__).parents[2] / "rubrics" / "causal_attention.yaml").read_text()
     rng = random.Random(0)
-    variants = [text[:cut] for cut in range(0, len(text), 97)]
-    for _ in range(150):
+    variants = [text[:cut] for cut in range(0, len(text), 251)]
+    for _ in range(60):
         start = rng.randrange(len(text))
         variants.append(text[:start] + text[start + rng.randrange(1, 12):])
     rejected = 0
@@ -251,3 +265,19 @@ def load_rubric_text(text: str):
     from grader.rubric import parse_rubric
 
     return parse_rubric(text, "x.yaml")
+
+
+def test_command_line_exit_status_and_no_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(VALID.replace("points: 3", "points: -3"))
+    good = Path(__file__).parents[2] / "rubrics" / "self_check.yaml"
+    run = subprocess.run(
+        [sys.executable, "-m", "grader.rubric", "validate", str(good), str(bad)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 2
+    assert run.stderr == f"{bad}:7:13: checks[0] (return_contract).points: must be >= 0, got -3\n"
+    assert f"{good}: ok" in run.stdout

@@ -111,6 +111,7 @@ def test_student_never_sees_hidden_checks_but_instructor_counts_them():
     assert instructor.max_score == 100 and instructor.score == pytest.approx(100 - 10 * 3 / 4 - 4)
     assert student.max_score == 100 - sum(c.points for c in hidden) and student.score == student.max_score
     text = student.model_dump_json()
+    assert all(check.id in instructor.model_dump_json() for check in hidden)  # the probe can see them
     for check in hidden:
         for secret in (check.id, CHECKS[check.id].title, f"{check.id}-EXPECTED", check.feedback.failed):
             assert secret not in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -24,7 +25,11 @@ needs_namespaces = pytest.mark.skipif(
 def attention_calls(n: int = 2, seed: int = 0) -> list[Frame]:
     g = torch.Generator().manual_seed(seed)
     return [
-        Frame("call", {"id": f"c{i}", "target": "attention"}, {x: torch.randn(2, 5, 3, generator=g) for x in "qkv"})
+        Frame(
+            "call",
+            {"id": f"c{i}", "target": "attention"},
+            {x: torch.randn(2, 5, 3, generator=g) for x in "qkv"},
+        )
         for i in range(n)
     ]
 
@@ -52,8 +57,7 @@ def assert_healthy(sb: Sandbox) -> None:
     res = sb.run(REFERENCE, calls)
     assert res.failure is None and res.failures == {}, (res.failure, res.failures)
     assert res.load is not None and res.load.kind == "loaded"
-    from reference.attention import causal_attention
-
+    causal_attention = load_reference().causal_attention
     for call in calls:
         reply = res.replies[call.meta["id"]]
         out, weights = causal_attention(*(call.tensors[x] for x in "qkv"))
@@ -61,6 +65,13 @@ def assert_healthy(sb: Sandbox) -> None:
         torch.testing.assert_close(reply.tensors["out"], out)
         torch.testing.assert_close(reply.tensors["weights"], weights)
     assert leftover_processes(sb) == []
+
+
+def load_reference():
+    spec = importlib.util.spec_from_file_location("_reference_attention", REFERENCE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def leftover_processes(sb: Sandbox) -> list[int]:

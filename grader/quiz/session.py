@@ -1,0 +1,162 @@
+"""The interactive quiz: prompt, prediction, verdict with per-point feedback, at most one follow-up.
+
+Progress is saved after every item, so quitting (":q", Ctrl-D) and running again resumes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from grader.quiz.judge import ItemResult, judge, point_present
+from grader.quiz.load import QuizFileError
+from grader.quiz.models import ChoiceItem, NumericItem, Quiz, SelfItem
+from grader.quiz.store import atomic_write_text, state_path
+
+ENV_SESSION = "GRADER_QUIZ_SESSION"
+QUIT = {":q", ":quit"}
+SKIP = {":s", ":skip"}
+SELF_RATINGS = {"1": "missed", "2": "partly", "3": "got it"}
+
+
+class Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    answer: str | None
+    result: ItemResult
+    follow_up: str | None = None
+    follow_up_answer: str | None = None
+    follow_up_ok: bool | None = None
+    self_rating: str | None = None
+
+
+class SessionState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = 1
+    chapter: str
+    entries: dict[str, Entry] = Field(default_factory=dict)
+
+
+def default_session_path(explicit=None) -> Path:
+    return state_path(explicit, ENV_SESSION, "quiz-session.json")
+
+
+def _load(path: Path, quiz: Quiz) -> SessionState:
+    if not path.exists():
+        return SessionState(chapter=quiz.chapter)
+    try:
+        state = SessionState.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValidationError, ValueError, OSError):
+        raise QuizFileError(f"{path}: unreadable quiz session; rerun with --restart to start over") from None
+    if state.chapter != quiz.chapter:
+        raise QuizFileError(f"{path}: session belongs to {state.chapter}; rerun with --restart")
+    return state
+
+
+def _save(path: Path, state: SessionState) -> None:
+    atomic_write_text(path, json.dumps(state.model_dump(mode="json"), indent=2) + "\n")
+
+
+class _Quit(Exception):
+    pass
+
+
+def run_session(
+    quiz: Quiz,
+    path: Path,
+    *,
+    ask: Callable[[str], str],
+    say: Callable[[str], None],
+    restart: bool = False,
+) -> int:
+    state = SessionState(chapter=quiz.chapter) if restart else _load(path, quiz)
+    todo = [i for i in quiz.items if i.id not in state.entries]
+    done = len(quiz.items) - len(todo)
+    if not todo:
+        _summary(quiz, state, say)
+        say("Quiz finished; run with --restart to take it again.")
+        return 0
+    if done:
+        say(f"Resuming: {done} of {len(quiz.items)} items done (--restart starts over).")
+    say("Predict before you check. Commands: :s skips an item, :q saves and quits.")
+
+    def prompt(label: str) -> str:
+        try:
+            text = ask(label)
+        except EOFError:
+            raise _Quit from None
+        if text.strip().lower() in QUIT:
+            raise _Quit
+        return text
+
+    try:
+        for n, item in enumerate(todo, done + 1):
+            say(f"\n[{n}/{len(quiz.items)}] {item.id}\n{item.prompt}")
+            if isinstance(item, ChoiceItem):
+                for opt in item.options:
+                    say(f"  {opt.label}) {opt.text}")
+            state.entries[item.id] = _ask_item(item, prompt, say)
+            _save(path, state)
+    except _Quit:
+        _save(path, state)
+        say("\nSaved; run the quiz again to resume.")
+        return 0
+    _summary(quiz, state, say)
+    return 0
+
+
+def _ask_item(item, prompt, say) -> Entry:
+    if isinstance(item, SelfItem):
+        prompt("Explain it in your own words (aloud or typed), then press Enter> ")
+        say(f"Model answer: {item.explanation}\nCheck:")
+        for c in item.checklist:
+            say(f"  - {c}")
+        while (rating := prompt("Rate yourself: 1 missed it, 2 partly, 3 got it> ").strip()) not in SELF_RATINGS:
+            say("Type 1, 2 or 3.")
+        rated = SELF_RATINGS[rating]
+        res = judge(item, None).model_copy(update={"feedback": f"self-rated: {rated}"})
+        return Entry(answer=None, result=res, self_rating=rated)
+    answer = prompt("Your prediction> ")
+    if answer.strip().lower() in SKIP:
+        answer = ""
+    res = judge(item, answer)
+    say(f"Verdict: {res.verdict} ({res.score:g}/{res.max_score:g})")
+    for line in res.feedback.splitlines():
+        say(f"  {line}")
+    entry = Entry(answer=answer or None, result=res)
+    point = _follow_up_point(item, res) if answer else None
+    if point is not None:
+        entry.follow_up = point.follow_up
+        reply = prompt(f"Follow-up: {point.follow_up}\n> ")
+        entry.follow_up_answer = reply
+        entry.follow_up_ok = point_present(point, reply)
+        say(f"  {'✓ ' + point.text if entry.follow_up_ok else '✗ ' + point.feedback}")
+    if res.verdict != "correct":
+        say(f"Model answer: {item.explanation}\n(reread: {item.section})")
+    return entry
+
+
+def _follow_up_point(item, res: ItemResult):
+    """One missing key point to probe: a required one first. Numbers and misconceptions get none."""
+    if res.verdict in ("correct", "unanswered") or res.misconceptions:
+        return None
+    if isinstance(item, NumericItem) and any(t.name in res.missing for t in item.targets):
+        return None
+    points = [k for k in getattr(item, "key_points", []) if k.id in res.missing and k.follow_up]
+    points.sort(key=lambda k: not k.required)
+    return points[0] if points else None
+
+
+def _summary(quiz: Quiz, state: SessionState, say) -> None:
+    scored = [e.result for e in state.entries.values() if e.result.verdict != "self"]
+    total = sum(r.score for r in scored)
+    out_of = sum(r.max_score for r in scored)
+    say(f"\nScore: {total:g}/{out_of:g}")
+    for item in quiz.items:
+        e = state.entries.get(item.id)
+        if e is not None:
+            say(f"  {item.id}: {e.self_rating or e.result.verdict}")

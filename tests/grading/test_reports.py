@@ -1,0 +1,79 @@
+"""Reports as users receive them: the JSON contract, determinism, hidden probes, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import jsonschema
+from conftest import MUTANTS, REFERENCE, ROOT, SECRET, TEMPLATE, mutant_id
+
+from grader import schemas
+from grader.grade import grade_file
+from grader.probes import build_probes, hidden_seed
+
+
+def _without_timing(report) -> dict:
+    data = report.model_dump(mode="json")
+    data["runtime"].pop("wall_s")
+    return data
+
+
+def test_same_file_secret_and_rubric_give_the_same_report(sandbox):
+    zero_fill = next(p for p in MUTANTS if mutant_id(p) == "zero_fill_mask")
+    first = grade_file(zero_fill, sandbox=sandbox, secret=SECRET)
+    again = grade_file(zero_fill, sandbox=sandbox, secret=SECRET)
+    assert _without_timing(first) == _without_timing(again)
+
+
+def test_hidden_probes_depend_on_secret_and_file():
+    a, b = hidden_seed("s1", b"x"), hidden_seed("s2", b"x")
+    assert a != b and hidden_seed("s1", b"x") == a != hidden_seed("s1", b"y")
+    hidden = [p for p in build_probes(a).probes if p.id.startswith("h.")]
+    assert hidden and not [p for p in build_probes(None).probes if p.id.startswith("h.")]
+    other = {p.id: p for p in build_probes(b).probes}
+    assert not all(p.t["q"].shape == other[p.id].t["q"].shape and (p.t["q"] == other[p.id].t["q"]).all()
+                   for p in hidden if p.call.meta["target"] == "attention")
+
+
+def test_student_report_never_shows_hidden_checks(sandbox):
+    from grader.grade import self_check
+
+    report = self_check(REFERENCE, sandbox=sandbox)
+    assert all(c.visibility == "visible" for c in report.checks)
+    text = report.model_dump_json()
+    assert "h.rand" not in text and "h.leak" not in text
+
+
+def test_grade_json_is_one_array_in_order_and_validates(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("def causal_attention(q, k, v):\n    return (\n")
+    files = [str(REFERENCE), str(broken), str(TEMPLATE)]
+    env = {"GRADER_SECRET": SECRET, "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-m", "grader", "grade", *files, "--json"], cwd=ROOT,
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    reports = json.loads(proc.stdout)  # nothing but the array on stdout
+    assert [r["submission"] for r in reports] == files
+    schema = json.loads(schemas.path_of("report").read_text())
+    for report in reports:
+        jsonschema.validate(report, schema)
+    assert reports[0]["score"] == 100 and reports[0]["runtime"]["isolation"]
+    assert [d["id"] for d in reports[1]["diagnoses"]] == ["syntax_error"]
+    assert "line 2" in reports[1]["diagnoses"][0]["message"] or "line 3" in reports[1]["diagnoses"][0]["message"]
+    assert "Traceback" not in proc.stderr
+
+
+def test_check_on_the_template_says_nothing_is_implemented():
+    proc = subprocess.run([sys.executable, "-m", "grader", "check", str(TEMPLATE)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, env={"PATH": "/usr/bin:/bin",
+                                                                             "NO_COLOR": "1"})
+    assert proc.returncode == 0, proc.stderr
+    assert "Nothing is implemented yet" in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_unreadable_file_is_graded_not_raised(sandbox, tmp_path):
+    report = grade_file(tmp_path / "missing.py", sandbox=sandbox, secret=SECRET)
+    assert report.score == 0 and report.diagnoses and report.diagnoses[0].id == "import_error"

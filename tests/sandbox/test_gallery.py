@@ -1,0 +1,295 @@
+"""The adversarial gallery at the sandbox level: each submission gets a named outcome, and the
+next submission in the same sandbox is graded normally."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import (
+    REPO_ROOT,
+    TEST_LIMITS,
+    assert_healthy,
+    attention_calls,
+    gallery,
+    leftover_processes,
+    load_reference,
+    needs_namespaces,
+)
+
+
+def _failure_kinds(res) -> set[str]:
+    return {f.kind for f in res.failures.values()}
+
+
+# -- exits --------------------------------------------------------------------------------
+def test_sys_exit_at_import_is_a_load_error(sandbox):
+    res = sandbox.run(gallery("exit_at_import"), attention_calls())
+    assert res.load.kind == "load_error" and res.load.meta["error_type"] == "SystemExit"
+    assert res.replies == {}
+    assert_healthy(sandbox)
+
+
+def test_os_exit_at_import_is_process_exit(sandbox):
+    res = sandbox.run(gallery("os_exit_at_import"), attention_calls())
+    assert res.load is None
+    assert res.failure.kind == "process_exit" and "status 0" in res.failure.message
+    assert res.replies == {} and _failure_kinds(res) == {"process_exit"}
+    assert_healthy(sandbox)
+
+
+def test_sys_exit_in_call_is_an_error_reply(sandbox):
+    res = sandbox.run(gallery("exit_in_call"), attention_calls())
+    assert res.failure is None and res.failures == {}
+    assert all(r.meta["ok"] is False and r.meta["error_type"] == "SystemExit" for r in res.replies.values())
+    assert_healthy(sandbox)
+
+
+def test_os_exit_in_call_fails_each_call_and_gives_up(sandbox):
+    calls = attention_calls(5)
+    res = sandbox.run(gallery("os_exit_in_call"), calls)
+    assert res.replies == {}
+    assert set(res.failures) == {c.meta["id"] for c in calls}
+    assert _failure_kinds(res) == {"process_exit"}
+    # Three children tried (the first and two restarts), the last two calls were not run.
+    assert sum("gave up" in f.message for f in res.failures.values()) == 2
+    assert_healthy(sandbox)
+
+
+# -- hangs --------------------------------------------------------------------------------
+def test_infinite_loop_times_out(sandbox):
+    res = sandbox.run(gallery("infinite_loop"), attention_calls(1))
+    assert res.failures["c0"].kind == "timeout"
+    assert res.wall_s < TEST_LIMITS.call_s + 1.0
+    assert_healthy(sandbox)
+
+
+def test_sigterm_ignored_sleep_times_out(sandbox):
+    res = sandbox.run(gallery("sigterm_sleep"), attention_calls(1))
+    assert res.failures["c0"].kind == "timeout"
+    assert_healthy(sandbox)
+
+
+def test_submission_deadline_caps_many_hanging_calls(sandbox):
+    # Restarts stop at two: four hanging calls cost three call deadlines, not four.
+    res = sandbox.run(gallery("infinite_loop"), attention_calls(4))
+    assert _failure_kinds(res) == {"timeout"} and len(res.failures) == 4
+    assert res.wall_s < 3 * TEST_LIMITS.call_s + 1.5
+
+
+@needs_namespaces
+def test_fork_bomb_is_contained_and_reaped(sandbox):
+    res = sandbox.run(gallery("fork_bomb"), attention_calls(1))
+    assert res.load is None and res.failure.kind == "timeout"
+    assert leftover_processes(sandbox) == []
+    assert_healthy(sandbox)
+
+
+# -- memory and output --------------------------------------------------------------------
+def test_8gib_in_call_is_a_memory_error(sandbox):
+    res = sandbox.run(gallery("alloc_8gib"), attention_calls(1))
+    reply = res.replies["c0"]
+    assert reply.meta["ok"] is False and reply.meta["error_type"] == "MemoryError"
+    assert_healthy(sandbox)
+
+
+def test_8gib_at_import_is_a_memory_error(sandbox):
+    res = sandbox.run(gallery("alloc_8gib_at_import"), attention_calls(1))
+    assert res.load.kind == "load_error" and res.load.meta["error_type"] == "MemoryError"
+    assert_healthy(sandbox)
+
+
+def test_200mb_of_output_is_truncated_and_still_graded(sandbox):
+    calls = attention_calls(2)
+    res = sandbox.run(gallery("print_200mb"), calls)
+    assert res.failure is None and res.failures == {}
+    assert all(r.meta["ok"] for r in res.replies.values())
+    assert len(res.output) <= TEST_LIMITS.output_bytes + 100
+    assert res.output.startswith("x" * 1000) and "[output truncated]" in res.output
+    assert res.wall_s < 5.0
+
+
+# -- forged results, patched comparisons, rigged return values ------------------------------
+@needs_namespaces
+def test_results_json_never_reaches_the_grader(sandbox, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a cwd the submission could find through /proc/<pid>/cwd
+    res = sandbox.run(gallery("results_json"), attention_calls(1))
+    assert not (tmp_path / "results.json").exists()
+    assert not (REPO_ROOT / "results.json").exists()
+    assert not Path("/autograder/results/results.json").exists()
+    # Only its own scratch dir (private, discarded) took the write.
+    wrote = [line.split()[1] for line in res.output.splitlines() if line.startswith("WROTE")]
+    assert all(p.startswith("/tmp/sandbox") for p in wrote), wrote
+    assert_healthy(sandbox)
+
+
+def test_monkeypatched_torch_stays_in_the_child(sandbox):
+    res = sandbox.run(gallery("monkeypatch_torch"), attention_calls(1))
+    assert res.replies["c0"].meta["ok"] is True  # it answered, with zeros
+    a, b = torch.tensor([1.0]), torch.tensor([2.0])
+    assert not torch.allclose(a, b) and not torch.equal(a, b)
+    with pytest.raises(AssertionError):
+        torch.testing.assert_close(a, b)
+    assert_healthy(sandbox)
+
+
+@pytest.mark.parametrize("name", ["tensor_subclass", "rigged_eq"])
+def test_rigged_return_values_are_rejected(sandbox, name):
+    res = sandbox.run(gallery(name), attention_calls(1))
+    reply = res.replies["c0"]
+    assert reply.meta["ok"] is False and reply.meta["error_type"] == "WrongReturnType"
+    assert all(type(t) is torch.Tensor for t in reply.tensors.values())
+
+
+# -- the result pipe ------------------------------------------------------------------------
+def test_garbage_on_the_pipe_at_import_is_a_protocol_error(sandbox):
+    res = sandbox.run(gallery("garbage_at_import"), attention_calls(2))
+    assert res.load is None and res.failure.kind == "protocol_error"
+    assert _failure_kinds(res) == {"protocol_error"}
+    assert_healthy(sandbox)
+
+
+def test_huge_frame_in_call_is_a_protocol_error(sandbox):
+    res = sandbox.run(gallery("huge_frame_in_call"), attention_calls(1))
+    assert res.failures["c0"].kind == "protocol_error"
+    assert "malformed" in res.failures["c0"].message
+    assert_healthy(sandbox)
+
+
+def test_lingering_thread_dies_with_the_child(sandbox):
+    calls = attention_calls(3)
+    res = sandbox.run(gallery("lingering_thread"), calls)
+    ref = load_reference()
+    # The forged bytes may land before a later reply and break it, never earn it.
+    assert set(res.replies) | set(res.failures) == {c.meta["id"] for c in calls}
+    assert _failure_kinds(res) <= {"protocol_error"}
+    for call in calls:
+        if call.meta["id"] in res.replies:
+            out, _ = ref.causal_attention(*(call.tensors[x] for x in "qkv"))
+            torch.testing.assert_close(res.replies[call.meta["id"]].tensors["out"], out)
+    assert leftover_processes(sandbox) == []
+    assert_healthy(sandbox)
+
+
+# -- secrets: each with its negative control in an unisolated sandbox ------------------------
+@needs_namespaces
+def test_reference_and_rubric_are_hidden(sandbox, open_sandbox):
+    res = sandbox.run(gallery("read_reference"), attention_calls(1))
+    assert "FOUND" not in res.output
+    assert res.replies["c0"].meta["ok"] is False  # "no reference to copy"
+    control = open_sandbox.run(gallery("read_reference"), attention_calls(1))
+    assert "FOUND" in control.output and control.replies["c0"].meta["ok"] is True
+    assert_healthy(sandbox)
+
+
+@needs_namespaces
+def test_hidden_paths_cover_other_submissions(sandbox, open_sandbox):
+    other = Path(os.path.realpath("/var/tmp")) / f"grader-test-other-{os.getpid()}"
+    other.mkdir(exist_ok=True)
+    (other / "reference").mkdir(exist_ok=True)
+    (other / "reference" / "attention.py").write_text((REPO_ROOT / "reference" / "attention.py").read_text())
+    os.chmod(other, 0o755)
+    try:
+        # A submission placed inside `other` would walk up into it: hide it.
+        planted = other / "submission.py"
+        planted.write_text(gallery("read_reference").read_text())
+        res = sandbox.run(planted, attention_calls(1), hidden_paths=[other])
+        assert res.load.kind == "loaded" and "FOUND" not in res.output
+        control = open_sandbox.run(planted, attention_calls(1))
+        assert "FOUND" in control.output
+    finally:
+        for p in sorted(other.rglob("*"), reverse=True):
+            p.unlink() if p.is_file() else p.rmdir()
+        other.rmdir()
+
+
+def test_secret_in_environment_is_not_inherited(monkeypatch, tmp_path):
+    from grader.sandbox import Sandbox
+
+    monkeypatch.setenv("GRADER_SECRET", "s3cret-value-42")
+    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
+        res = sb.run(gallery("read_secret"), attention_calls(1))
+    assert "ENV" in res.output and "s3cret-value-42" not in res.output
+    assert os.environ["GRADER_SECRET"] == "s3cret-value-42"  # the control: the grader has it
+
+
+@needs_namespaces
+def test_network_is_unreachable(sandbox, open_sandbox, tmp_path):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    source = tmp_path / "network.py"
+    source.write_text(gallery("network").read_text().replace("PORT = 0", f"PORT = {port}"))
+    try:
+        res = sandbox.run(source, attention_calls(1))
+        assert f"REFUSED 127.0.0.1 {port}" in res.output and "CONNECTED" not in res.output
+        control = open_sandbox.run(source, attention_calls(1))
+        assert f"CONNECTED 127.0.0.1 {port}" in control.output
+    finally:
+        listener.close()
+
+
+def test_gc_walk_finds_no_expected_values(sandbox):
+    # What the grader holds: an expected tensor carrying the sentinel the submission hunts for.
+    expected = torch.full((2, 5, 3), 0.123456789)
+    module = load_reference_module("gc_walk")
+    assert module.hunt(), "negative control: in the grader's process the hunt finds it"
+    res = sandbox.run(gallery("gc_walk"), attention_calls(1))
+    assert "HITS 0" in res.output
+    assert not torch.equal(res.replies["c0"].tensors["out"], expected)
+
+
+def load_reference_module(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"_gallery_{name}", gallery(name))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@needs_namespaces
+def test_planted_symlinks_lead_nowhere(sandbox, open_sandbox, tmp_path):
+    keep = tmp_path / "grader-files"
+    keep.mkdir()
+    (keep / "precious.txt").write_text("do not delete")
+    source = tmp_path / "symlinks.py"
+    text = gallery("symlinks").read_text()
+    source.write_text(
+        text.replace('TARGET = ""', f"TARGET = {str(keep)!r}").replace(
+            'REPO = ""', f"REPO = {str(REPO_ROOT)!r}"
+        )
+    )
+    res = sandbox.run(source, attention_calls(1))
+    assert "FOUND" not in res.output
+    # Unisolated, the links work, but cleaning the scratch dir must not follow them.
+    control = open_sandbox.run(source, attention_calls(1))
+    assert "FOUND ref" in control.output
+    assert (keep / "precious.txt").read_text() == "do not delete"
+
+
+def test_symlinked_submission_is_refused(sandbox, tmp_path):
+    link = tmp_path / "submission.py"
+    link.symlink_to(REPO_ROOT / "reference" / "attention.py")
+    res = sandbox.run(link, attention_calls(1))
+    assert res.load.kind == "load_error" and res.load.meta["error_type"] == "SubmissionRefused"
+    assert "symbolic link" in res.load.meta["message"] and res.replies == {}
+
+
+def test_isolation_level_is_reported(sandbox, open_sandbox):
+    expected = "namespaces+uid" if os.geteuid() == 0 else "rlimits-only"
+    assert sandbox.isolation == expected
+    assert open_sandbox.isolation == "rlimits-only"
+    assert sandbox.run(gallery("exit_in_call"), attention_calls(1)).isolation == expected
+
+
+def test_warm_run_is_fast(sandbox):
+    # Not a benchmark (bench/warm_vs_fresh.py is): only a guard against a cold path sneaking in.
+    t0 = time.monotonic()
+    assert_healthy(sandbox)
+    assert time.monotonic() - t0 < 1.0
