@@ -48,6 +48,14 @@ def _grade(args) -> int:
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in reports], indent=1))
     _write_extras(reports, args.html, args.markdown, single=False, audience="instructor")
+    if args.gradescope:
+        from grader.report.gradescope import to_gradescope
+
+        if len(reports) != 1:
+            print("grader: --gradescope takes exactly one submission", file=sys.stderr)
+            return 2
+        Path(args.gradescope).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.gradescope).write_text(to_gradescope(reports[0]).model_dump_json(indent=1))
     return 0
 
 
@@ -111,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON array of reports, nothing else")
     p.add_argument("--html", metavar="DIR", help="write one HTML report per submission")
     p.add_argument("--markdown", metavar="DIR", help="write one markdown report per submission")
+    p.add_argument("--gradescope", metavar="PATH",
+                   help="write Gradescope's results.json for the (single) submission")
     p.set_defaults(func=_grade)
 
     sub.add_parser("demo", help="grade the bundled example and show the feedback").set_defaults(func=_demo)

@@ -155,11 +155,3 @@ def register(subparsers) -> None:
     cards.add_argument("--now", metavar="ISO", help="pretend the clock reads this (UTC unless an offset is given)")
     cards.add_argument("--fuzz", action="store_true", help="let FSRS fuzz intervals (off by default: deterministic)")
     cards.set_defaults(func=cmd_cards)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry (python -m grader.quiz) until the lead's grader.cli wires register()."""
-    parser = argparse.ArgumentParser(prog="grader")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return args.func(args)

@@ -23,6 +23,7 @@ from grader.report.markdown import (
 )
 from grader.report.models import CheckReport, Report
 
+DETAILS = {"student": 3, "instructor": 0}  # a screenful; the HTML and markdown reports have every one
 TERMINAL_OUTPUT_LIMIT = 600  # the full printout is in the HTML report; a terminal only needs a taste
 _STYLE = {"passed": "green", "failed": "bold red", "error": "bold red", "skipped": "dim"}
 _SYMBOL = {"passed": "\u2713", "failed": "\u2717", "error": "!", "skipped": "-"}
@@ -44,8 +45,12 @@ def _label(c: CheckReport, audience: Audience) -> str:
     return printable(c.title) + hidden
 
 
-def render_terminal(report: Report, *, console: Console | None = None, audience: Audience = "student") -> None:
+def render_terminal(report: Report, *, console: Console | None = None, audience: Audience = "student",
+                    details: int | None = None) -> None:
+    """details: how many failing checks to spell out (default 3 for a student, none in a class run)."""
     console = console or Console()
+    if details is None:
+        details = DETAILS[audience]
     checks, held_back = shown_checks(report, audience)
     fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
                            + [report.score, report.max_score])
@@ -54,9 +59,16 @@ def render_terminal(report: Report, *, console: Console | None = None, audience:
     wm = max((len(fmt(c.max_score)) for c in checks), default=0)
     points = [f"{fmt(c.score):>{ws}} / {fmt(c.max_score):>{wm}}" for c in checks]
     if _plain(console):
-        _render_plain(report, console, audience, checks, held_back, points, fmt)
+        _render_plain(report, console, audience, checks, held_back, points, fmt, details)
     else:
-        _render_rich(report, console, audience, checks, held_back, points, fmt)
+        _render_rich(report, console, audience, checks, held_back, points, fmt, details)
+
+
+def _more(checks: list[CheckReport], details: int) -> str | None:
+    rest = len(problems(checks)) - details
+    if rest <= 0 or details == 0:
+        return None
+    return f"{rest} more check(s) need work; the --html and --markdown reports explain each one."
 
 
 def _failure_lines(c: CheckReport) -> list[tuple[str, str]]:
@@ -71,7 +83,7 @@ def _failure_lines(c: CheckReport) -> list[tuple[str, str]]:
     return rows
 
 
-def _render_plain(report, console, audience, checks, held_back, points, fmt) -> None:
+def _render_plain(report, console, audience, checks, held_back, points, fmt, details) -> None:
     out: list[str] = [f"Attention check: {printable(report.submission)}",
                       f"Score: {fmt(report.score)} / {fmt(report.max_score)}",
                       printable(headline(report, checks, pictures=False)), ""]
@@ -87,13 +99,15 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt) -> 
         out.append(f"  {STATUS_WORD[c.status]:<8} {p:>{width}}  {_label(c, audience)}")
     if held_back:
         out.append(f"  ({held_back} further check(s) hidden until results are released)")
-    for c in problems(checks):
+    for c in problems(checks)[:details]:
         out += ["", f"{STATUS_WORD[c.status]}: {_label(c, audience)}"]
         for label, text in _failure_lines(c):
             # Continuation lines keep the value column, so a multi-line message still reads as one.
             indent = " " * (12 if label else 2)
             text = text.replace("\n", "\n" + indent)
             out.append(f"  {label + ':':<9} {text}" if label else f"  {text}")
+    if more := _more(checks, details):
+        out += ["", more]
     rt = report.runtime
     out += ["", f"Isolation: {printable(rt.isolation)}; wall time {rt.wall_s:.2f} s"]
     if rt.output:
@@ -102,7 +116,7 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt) -> 
         console.print(line, markup=False, highlight=False, emoji=False, soft_wrap=True)
 
 
-def _render_rich(report, console, audience, checks, held_back, points, fmt) -> None:
+def _render_rich(report, console, audience, checks, held_back, points, fmt, details) -> None:
     total_style = "bold green" if not problems(checks) else "bold"
     console.print(Text.assemble(("Attention check: ", "bold"), printable(report.submission), "   ",
                                 (f"{fmt(report.score)} / {fmt(report.max_score)}", total_style)))
@@ -128,7 +142,7 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt) -> N
                                         (printable(d.section), "italic"), ")"))
     elif not problems(checks):
         console.print(Panel(Text(headline(report, checks, pictures=False)), border_style="green"))
-    for c in problems(checks):
+    for c in problems(checks)[:details]:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="bold", no_wrap=True)
         grid.add_column()
@@ -136,6 +150,8 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt) -> N
             grid.add_row(label, Text(text))
         console.print(Text(f"{_SYMBOL[c.status]} {_label(c, audience)}", style=_STYLE[c.status]))
         console.print(Padding(grid, (0, 0, 0, 2)))
+    if more := _more(checks, details):
+        console.print(Text(more, style="dim"))
     rt = report.runtime
     console.print(Text(f"isolation: {printable(rt.isolation)}   wall time {rt.wall_s:.2f} s", style="dim"))
     if rt.output:

@@ -7,6 +7,7 @@ socket (length-prefixed JSON, descriptors passed alongside) and never reads a ch
 
 from __future__ import annotations
 
+import gc
 import importlib
 import importlib.util
 import json
@@ -332,6 +333,28 @@ def _load_runner(spec: str):
     return getattr(module, func)
 
 
+def _warm_up(torch) -> None:
+    """Pay torch's and pydantic's first-call costs once, here, instead of in every child.
+    Generic operations on random data only: the zygote must never see a reference or an answer."""
+    from grader.sandbox.wire import Frame, encode, read_frame
+
+    for dtype in (torch.float32, torch.float64):
+        x = torch.randn(2, 4, 3, dtype=dtype, requires_grad=True)
+        lin = torch.nn.Linear(3, 3, bias=False).to(dtype)
+        s = (lin(x) @ x.transpose(-2, -1)) / 3**0.5
+        s = s.masked_fill(~torch.ones(4, 4, dtype=torch.bool).tril(), float("-inf"))
+        w = torch.softmax(s, dim=-1)
+        torch.autograd.grad(((w @ x) * torch.randn(2, 4, 3, dtype=dtype)).sum(), [x, lin.weight])
+    r, w_ = os.pipe()
+    try:
+        frame = Frame("reply", {"id": "warm", "ok": True}, {"t": torch.randn(2, 3)})
+        os.write(w_, encode(frame))
+        read_frame(r)
+    finally:
+        os.close(r)
+        os.close(w_)
+
+
 def main() -> None:
     config = json.loads(sys.argv[1])
     # Before torch: the BLAS pools read these once, and a thread alive at fork time is lost in the child.
@@ -343,6 +366,8 @@ def main() -> None:
 
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
+    _warm_up(torch)
+    gc.freeze()  # the children's collections then leave the shared pages alone (no copy-on-write)
     sock = socket.socket(fileno=config["fd"])
     Zygote(sock, config["runner"], config["hidden"], config["keep"], config["uid"], config["isolate"]).loop()
 

@@ -77,3 +77,15 @@ def test_check_on_the_template_says_nothing_is_implemented():
 def test_unreadable_file_is_graded_not_raised(sandbox, tmp_path):
     report = grade_file(tmp_path / "missing.py", sandbox=sandbox, secret=SECRET)
     assert report.score == 0 and report.diagnoses and report.diagnoses[0].id == "import_error"
+
+
+def test_gradescope_results_keep_visibility_and_total(tmp_path):
+    out = tmp_path / "results" / "results.json"
+    proc = subprocess.run([sys.executable, "-m", "grader", "grade", str(MUTANTS[0]), "--gradescope", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={"GRADER_SECRET": SECRET, "PATH": "/usr/bin:/bin", "NO_COLOR": "1"})
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(out.read_text())
+    jsonschema.validate(results, json.loads(schemas.path_of("gradescope").read_text()))
+    assert abs(sum(t["score"] for t in results["tests"]) - results["score"]) < 1e-6
+    assert {t["visibility"] for t in results["tests"]} >= {"visible", "hidden"}

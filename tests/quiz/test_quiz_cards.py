@@ -93,7 +93,7 @@ def test_corrupt_state_is_a_clear_error(tmp_path):
 
 def test_cards_cli_with_fixed_clock(tmp_path):
     state = tmp_path / "cards.json"
-    cmd = [sys.executable, "-m", "grader.quiz", "cards", "--state", str(state), "--now", "2026-10-10T09:00:00Z"]
+    cmd = [sys.executable, "-m", "grader", "cards", "--state", str(state), "--now", "2026-10-10T09:00:00Z"]
     proc = subprocess.run(cmd + ["--limit", "2"], input="\n3\n\n4\n", capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert "next review: 2026-10-10T09:10+00:00" in proc.stdout

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "grader.quiz", *args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True, text=True, cwd=cwd)
 
 
 def test_check_json_shape(tmp_path):

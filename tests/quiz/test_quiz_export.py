@@ -28,7 +28,7 @@ def expected_numbers() -> list[tuple[str, float, float]]:
 
 def test_moodle_xml_parses_and_keeps_tolerances(tmp_path):
     out = tmp_path / "quiz.xml"
-    proc = subprocess.run([sys.executable, "-m", "grader.quiz", "quiz", "export", "--format", "moodle-xml",
+    proc = subprocess.run([sys.executable, "-m", "grader", "quiz", "export", "--format", "moodle-xml",
                            "--out", str(out)], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     root = ET.parse(out).getroot()
@@ -97,7 +97,7 @@ def _unescape(s: str) -> str:
 
 def test_gift_parses_and_keeps_tolerances(tmp_path):
     out = tmp_path / "quiz.gift"
-    subprocess.run([sys.executable, "-m", "grader.quiz", "quiz", "export", "--format", "gift", "--out", str(out)],
+    subprocess.run([sys.executable, "-m", "grader", "quiz", "export", "--format", "gift", "--out", str(out)],
                    check=True, cwd=ROOT, capture_output=True)
     questions = _gift_questions(out.read_text())
     found = []

@@ -96,7 +96,7 @@ def test_duplicate_ids_and_missing_fields(tmp_path):
 def test_cli_malformed_quiz_exits_2_without_traceback(tmp_path):
     bad = tmp_path / "quiz.json"
     bad.write_text('{"chapter": "x",\n "title": "t",\n "items": 3}\n')
-    proc = subprocess.run([sys.executable, "-m", "grader.quiz", "quiz", "--quiz", str(bad), "export",
+    proc = subprocess.run([sys.executable, "-m", "grader", "quiz", "--quiz", str(bad), "export",
                            "--format", "gift", "--out", str(tmp_path / "q.gift")],
                           capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2

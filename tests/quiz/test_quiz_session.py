@@ -27,7 +27,7 @@ FULL_RUN = [
 
 
 def spawn(session: Path, *extra) -> pexpect.spawn:
-    return pexpect.spawn(sys.executable, ["-m", "grader.quiz", "quiz", "--session", str(session), *extra],
+    return pexpect.spawn(sys.executable, ["-m", "grader", "quiz", "--session", str(session), *extra],
                          cwd=str(ROOT), encoding="utf-8", timeout=20, env={"PATH": "/usr/bin:/bin", "TERM": "dumb"})
 
 
@@ -64,7 +64,7 @@ def test_tty_session_follow_up_quit_and_resume(tmp_path):
 
 def test_piped_full_run(tmp_path):
     session = tmp_path / "s.json"
-    proc = subprocess.run([sys.executable, "-m", "grader.quiz", "quiz", "--session", str(session)],
+    proc = subprocess.run([sys.executable, "-m", "grader", "quiz", "--session", str(session)],
                           input="\n".join(FULL_RUN) + "\n", capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
@@ -72,7 +72,7 @@ def test_piped_full_run(tmp_path):
     # Scaling is partial (1 of 3 key-point weights); the follow-up teaches but does not rescore.
     assert "Score: 6.33333/8" in out, out[-800:]
     assert "explain-it-back: got it" in out
-    again = subprocess.run([sys.executable, "-m", "grader.quiz", "quiz", "--session", str(session)],
+    again = subprocess.run([sys.executable, "-m", "grader", "quiz", "--session", str(session)],
                            input="", capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert "Quiz finished" in again.stdout
 
@@ -90,6 +90,6 @@ def test_at_most_one_follow_up_per_item(tmp_path):
 def test_unreadable_session_is_a_clear_error(tmp_path):
     bad = tmp_path / "s.json"
     bad.write_text("{not json")
-    proc = subprocess.run([sys.executable, "-m", "grader.quiz", "quiz", "--session", str(bad)],
+    proc = subprocess.run([sys.executable, "-m", "grader", "quiz", "--session", str(bad)],
                           input="", capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2 and "unreadable quiz session" in proc.stderr and "Traceback" not in proc.stderr

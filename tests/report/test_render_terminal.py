@@ -80,3 +80,18 @@ def test_hidden_checks_only_for_instructors(monkeypatch):
     assert "Hidden probe" not in _render(failing_report())
     assert "1 further check(s) hidden" in _render(failing_report())
     assert "Hidden probe [hidden]" in _render(failing_report(), audience="instructor")
+
+
+def test_details_are_limited_to_a_screenful(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    report = failing_report()
+    for kw in ({}, {"force_terminal": True}):
+        buf = io.StringIO()
+        render_terminal(report, console=Console(file=buf, width=100, **kw), details=1)
+        out = re.sub(r"\x1b\[[0-9;]*m", "", buf.getvalue())
+        assert re.search(r"expected:? +weights row 0", out)
+        assert "max change 1.234567" not in out
+        assert "2 more check(s) need work" in out
+    class_run = _render(report, audience="instructor")
+    assert "observed" not in class_run and "more check(s)" not in class_run
+    assert "Diagnosis: Zero instead of -inf in the mask" in class_run

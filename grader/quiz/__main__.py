@@ -1,5 +1,0 @@
-import sys
-
-from grader.quiz.cli import main
-
-sys.exit(main())
