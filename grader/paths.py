@@ -1,8 +1,9 @@
-"""Where per-user state lives; every path can be overridden by an environment variable."""
+"""Per-user state files (hints, quiz session, card schedule): where they live, and writing them safely."""
 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import platformdirs
@@ -12,5 +13,29 @@ def data_dir() -> Path:
     return Path(os.environ.get("GRADER_DATA_DIR") or platformdirs.user_data_dir("attention-grader"))
 
 
+def state_path(explicit: str | os.PathLike | None, env_var: str, filename: str) -> Path:
+    """--flag wins, then the environment variable, then the data directory."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get(env_var):
+        return Path(os.environ[env_var])
+    return data_dir() / filename
+
+
 def hint_state() -> Path:
-    return Path(os.environ.get("GRADER_HINT_STATE") or data_dir() / "hints.json")
+    return state_path(None, "GRADER_HINT_STATE", "hints.json")
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write beside the target, fsync, then rename: a crash leaves the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -12,9 +12,9 @@ from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from grader.paths import atomic_write_text, state_path
 from grader.quiz.load import QuizFileError
 from grader.quiz.models import Card, Quiz
-from grader.quiz.store import atomic_write_text, state_path
 
 ENV_STATE = "GRADER_CARDS_STATE"
 RATINGS = {"1": Rating.Again, "2": Rating.Hard, "3": Rating.Good, "4": Rating.Easy,

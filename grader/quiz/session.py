@@ -11,10 +11,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from grader.paths import atomic_write_text, state_path
 from grader.quiz.judge import ItemResult, judge, point_present
 from grader.quiz.load import QuizFileError
 from grader.quiz.models import ChoiceItem, NumericItem, Quiz, SelfItem
-from grader.quiz.store import atomic_write_text, state_path
 
 ENV_SESSION = "GRADER_QUIZ_SESSION"
 QUIT = {":q", ":quit"}

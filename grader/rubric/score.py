@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Literal
 
@@ -12,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grader.checks.base import CheckOutcome
 from grader.checks.registry import CHECKS
+from grader.paths import atomic_write_text
 from grader.report.models import CheckReport, GroupTotal, Status
 from grader.rubric.model import Rubric, RubricCheck
 
@@ -175,7 +174,7 @@ class _Hints:
         if self.path is None or not self.changed:
             return
         try:
-            _write_atomically(self.path, self.state.model_dump_json(indent=2) + "\n")
+            atomic_write_text(self.path, self.state.model_dump_json(indent=2) + "\n")
         except OSError:
             pass  # hints are a convenience: an unwritable state file must not stop a self-check
 
@@ -185,15 +184,3 @@ def _read_state(path: Path) -> HintState:
         return HintState.model_validate(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, ValidationError):
         return HintState()  # missing or damaged: start again from the first hint
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
