@@ -17,6 +17,7 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.paths import hint_state
 from grader.report.models import Report
 
 HEADER = "import math\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
@@ -182,10 +183,11 @@ def check(*objects: object) -> CheckResult:
     except ImportError:
         return CheckResult(problem="This installation of the grader has no self-check (grader.grade).",
                            source=source)
+    # The temporary path means nothing to the student; name what they passed instead.
+    label = "notebook: " + ", ".join(getattr(o, "__name__", "?") for o in objects)
     with tempfile.TemporaryDirectory(prefix="grader-notebook-") as tmp:
         path = Path(tmp) / "notebook_submission.py"
         path.write_text(source, encoding="utf-8")
-        report = self_check(path)
-    # The temporary path means nothing to the student; name what they passed instead.
-    label = "notebook: " + ", ".join(getattr(o, "__name__", "?") for o in objects)
+        # A stable key, so each failing run of the same check(...) reveals the next hint.
+        report = self_check(path, hint_state_path=hint_state(), hint_key=label)
     return CheckResult(report=report.model_copy(update={"submission": label}), source=source)

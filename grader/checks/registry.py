@@ -21,6 +21,7 @@ class CheckSpec:
     group: str
     proves: str
     section: str
+    needs: str = "causal_attention"  # the entry point the check calls
 
 
 _SPECS = [
@@ -49,10 +50,10 @@ _SPECS = [
               "Gradients of q, k and v are finite, non-zero and match the reference.", TRAINABLE),
     CheckSpec("single_head", "SingleHead module", "Contract",
               "SingleHead(6, 2) has query/key/value Linear layers without bias, 36 parameters, and maps "
-              "(2, 4, 6) to out (2, 4, 2) and weights (2, 4, 4) matching the reference.", TRAINABLE),
+              "(2, 4, 6) to out (2, 4, 2) and weights (2, 4, 4) matching the reference.", TRAINABLE, "SingleHead"),
     CheckSpec("single_head_gradients", "Gradients reach every projection", "Gradients",
               "Every projection of SingleHead gets a finite, non-zero gradient matching the reference.",
-              TRAINABLE),
+              TRAINABLE, "SingleHead"),
     CheckSpec("return_contract", "Returns (out, weights)", "Contract",
               "causal_attention returns a pair of plain tensors (out, weights) with the right shapes, "
               "dtype and device.", HEAD),

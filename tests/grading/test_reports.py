@@ -89,3 +89,14 @@ def test_gradescope_results_keep_visibility_and_total(tmp_path):
     jsonschema.validate(results, json.loads(schemas.path_of("gradescope").read_text()))
     assert abs(sum(t["score"] for t in results["tests"]) - results["score"]) < 1e-6
     assert {t["visibility"] for t in results["tests"]} >= {"visible", "hidden"}
+
+
+def test_attention_without_single_head_yet_is_graded_on_attention(sandbox, tmp_path):
+    source = REFERENCE.read_text()
+    path = tmp_path / "attention.py"
+    path.write_text(source[: source.index("class SingleHead")])
+    report = grade_file(path, sandbox=sandbox, secret=SECRET)
+    status = {c.id: c.status for c in report.checks}
+    assert status["worked_example"] == status["leak_intervention"] == "passed"
+    assert status["single_head"] == "error" and status["single_head_gradients"] == "skipped"
+    assert report.diagnoses[0].id == "missing_function" and "SingleHead" in report.diagnoses[0].message

@@ -48,8 +48,9 @@ def graded(monkeypatch):
     """Stands in for grader.grade.self_check: records the file it was given, returns a fixed Report."""
     seen: dict = {}
 
-    def self_check(path: Path):
+    def self_check(path: Path, **options):
         seen["path"] = path
+        seen["options"] = options
         seen["source"] = path.read_text(encoding="utf-8")
         return seen.get("report", failing_report())
 
@@ -80,6 +81,7 @@ def test_check_of_a_class_brings_its_functions(graded):
     assert result.passed and repr(result) == "check: 10.5 / 10.5; all checks passed"
     assert "All 4 checks passed" in result._repr_html_()
     assert result.report.submission == "notebook: SingleHead"
+    assert graded["options"]["hint_key"] == "notebook: SingleHead"  # hints advance across runs
 
 
 def test_collected_source_runs_on_its_own():
