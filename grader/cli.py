@@ -24,8 +24,9 @@ def _check(args) -> int:
 
 
 def _grade(args) -> int:
-    from grader.grade import INSTRUCTOR_RUBRIC, grade_files, secret_from_env
-    from grader.report.terminal import render_terminal
+    from grader.batch import expand, grade_class, summarize
+    from grader.grade import INSTRUCTOR_RUBRIC, secret_from_env
+    from grader.report.terminal import render_class_summary, render_terminal
     from grader.rubric import RubricError, load_rubric
 
     try:
@@ -37,25 +38,34 @@ def _grade(args) -> int:
     if secret is None:
         print(f"grader: warning: ${rubric.secret_env} is not set; hidden probes are seeded by the file alone, "
               "so a student who has this grader could precompute them", file=sys.stderr)
+    paths = expand(args.files)
+    if args.gradescope and len(paths) != 1:
+        print("grader: --gradescope takes exactly one submission", file=sys.stderr)
+        return 2
+    done = iter(range(1, len(paths) + 1))
 
     def progress(report) -> None:
-        if args.json:
-            print(f"graded {report.submission}: {report.score:g}/{report.max_score:g}", file=sys.stderr)
+        if args.json or len(paths) > 1:
+            top = report.diagnoses[0].id if report.diagnoses else ""
+            print(f"[{next(done)}/{len(paths)}] {report.submission}  {report.score:g}/{report.max_score:g}  {top}",
+                  file=sys.stderr)
         else:
             render_terminal(report, audience="instructor")
 
-    reports = grade_files(args.files, rubric=rubric, secret=secret, on_report=progress)
+    out = Path(args.out) if args.out else None
+    reports = grade_class(paths, rubric=rubric, secret=secret, out=out, on_report=progress)
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in reports], indent=1))
+    elif len(reports) > 1:
+        render_class_summary(summarize(reports))
     _write_extras(reports, args.html, args.markdown, single=False, audience="instructor")
     if args.gradescope:
         from grader.report.gradescope import to_gradescope
 
-        if len(reports) != 1:
-            print("grader: --gradescope takes exactly one submission", file=sys.stderr)
-            return 2
         Path(args.gradescope).parent.mkdir(parents=True, exist_ok=True)
         Path(args.gradescope).write_text(to_gradescope(reports[0]).model_dump_json(indent=1))
+    if out:
+        print(f"reports, gradebook.csv and summary.json in {out}", file=sys.stderr)
     return 0
 
 
@@ -114,8 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_check)
 
     p = sub.add_parser("grade", help="grade submissions with every check (instructor)")
-    p.add_argument("files", nargs="+")
+    p.add_argument("files", nargs="+", help="submission files, or folders to search for .py files")
     p.add_argument("--rubric", metavar="PATH")
+    p.add_argument("--out", metavar="DIR",
+                   help="save each report as it is graded, plus gradebook.csv and summary.json; rerun to resume")
     p.add_argument("--json", action="store_true", help="print one JSON array of reports, nothing else")
     p.add_argument("--html", metavar="DIR", help="write one HTML report per submission")
     p.add_argument("--markdown", metavar="DIR", help="write one markdown report per submission")

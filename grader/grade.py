@@ -124,7 +124,7 @@ def grade_file(path: Path, *, sandbox: Sandbox, rubric: Rubric | None = None, se
     else:
         unreadable = None
     hidden = audience == "instructor" and any(c.visibility != "visible" for c in rubric.checks)
-    seed = hidden_seed(secret or "", source) if hidden and secret else None
+    seed = hidden_seed(secret or "", source) if hidden else None
     probes = build_probes(seed)
     if unreadable:
         run = RunResult(load=None, replies={}, failures={}, failure=None, output="", isolation=sandbox.isolation,
@@ -150,6 +150,8 @@ def grade_files(paths: Iterable[Path], *, rubric: Rubric | None = None, secret: 
                 sandbox: Sandbox | None = None, on_report: Callable[[Report], None] | None = None) -> list[Report]:
     """A whole class; one broken submission never stops the others."""
     paths = [Path(p) for p in paths]
+    if not paths:
+        return []
     folders = sorted({p.resolve().parent for p in paths})  # other students' files stay out of reach
     own = sandbox is None
     if own:

@@ -157,3 +157,19 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
     if rt.output:
         console.print(Panel(Text(printable(truncate(rt.output.rstrip(), TERMINAL_OUTPUT_LIMIT))),
                             title="your code printed", border_style="dim", title_align="left"))
+
+
+def render_class_summary(summary, *, console: Console | None = None) -> None:
+    """A class at a glance (a batch.ClassSummary): scores, how each check fared, the commonest misconceptions."""
+    console = console or Console()
+    console.print(f"\n{summary.submissions} submissions: mean {summary.mean:.1f}, median {summary.median:.1f}, "
+                  f"min {summary.min:g}, max {summary.max:g} (out of {summary.max_score:g})")
+    checks = Table("check", "passed", "failed", "error", "skipped", box=box.SIMPLE, title="Checks")
+    for c in summary.checks:
+        checks.add_row(printable(c.title), *(str(getattr(c, s)) for s in ("passed", "failed", "error", "skipped")))
+    console.print(checks)
+    if summary.misconceptions:
+        found = Table("misconception", "submissions", box=box.SIMPLE, title="Misconceptions across the class")
+        for m in summary.misconceptions:
+            found.add_row(f"{m.id}: {printable(m.title)}", str(m.count))
+        console.print(found)
