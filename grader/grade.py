@@ -7,6 +7,7 @@ the sandbox, and only tensors come back.
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import os
 import sys
@@ -32,6 +33,11 @@ ROOT = Path(__file__).resolve().parents[1]
 INSTRUCTOR_RUBRIC = ROOT / "rubrics" / "causal_attention.yaml"
 SELF_CHECK_RUBRIC = ROOT / "rubrics" / "self_check.yaml"
 MAX_SOURCE_BYTES = 1 << 20
+
+
+@functools.cache
+def default_rubric(path: Path) -> Rubric:
+    return load_rubric(path)  # rubrics are frozen models: one load serves every submission
 
 
 def _reply(frame) -> Reply:
@@ -114,7 +120,7 @@ def grade_file(path: Path, *, sandbox: Sandbox, rubric: Rubric | None = None, se
                hidden_paths: Iterable[Path] = ()) -> Report:
     """Grade one file. Never raises for anything the file does."""
     path = Path(path)
-    rubric = rubric or load_rubric(INSTRUCTOR_RUBRIC if audience == "instructor" else SELF_CHECK_RUBRIC)
+    rubric = rubric or default_rubric(INSTRUCTOR_RUBRIC if audience == "instructor" else SELF_CHECK_RUBRIC)
     catalogue = catalogue or catalogue_data.load()
     try:
         source = path.read_bytes()[:MAX_SOURCE_BYTES]
@@ -190,7 +196,7 @@ def self_check(path: Path, *, sandbox: Sandbox | None = None, hint_state_path: P
     `hint_key` names the work across runs (default: the file's path), so hints advance one per failing run.
     """
     return grade_file(Path(path), sandbox=sandbox or shared_sandbox(), audience="student",
-                      rubric=load_rubric(SELF_CHECK_RUBRIC), hint_state_path=hint_state_path, hint_key=hint_key)
+                      rubric=default_rubric(SELF_CHECK_RUBRIC), hint_state_path=hint_state_path, hint_key=hint_key)
 
 
 def secret_from_env(rubric: Rubric) -> str | None:

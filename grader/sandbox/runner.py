@@ -18,7 +18,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from grader.sandbox.wire import Frame, WireError, encode, read_frame, write_frame
+from grader.sandbox.wire import Frame, WireError, encode, read_frame, write_all, write_frame
 
 ENTRY_NAMES = ("causal_attention", "SingleHead")
 _MAX_MESSAGE = 600
@@ -173,13 +173,19 @@ def answer(module: ModuleType, call: Frame) -> Frame:
     torch.manual_seed(0)  # a submission that draws random numbers still gets the same report
     try:
         tensors, extra = _TARGETS[call.meta["target"]](module, call)
-        reply = Frame("reply", meta | {"ok": True} | extra, tensors)
-        encode(reply)  # fails now, inside the try, on a dtype the wire cannot carry
-        return reply
-    except WireError as exc:
-        return Frame("reply", meta | {"ok": False, "error_type": "WrongReturnType", "error_message": str(exc)})
+        return Frame("reply", meta | {"ok": True} | extra, tensors)
     except BaseException as exc:  # noqa: BLE001 - SystemExit inside a call is the student's, not ours
         return Frame("reply", meta | _describe(exc))
+
+
+def encoded_answer(module: ModuleType, call: Frame) -> bytes:
+    """The reply as wire bytes; a returned dtype the wire cannot carry is the submission's error."""
+    reply = answer(module, call)
+    try:
+        return encode(reply)
+    except WireError as exc:
+        return encode(Frame("reply", {"id": reply.meta["id"], "ok": False, "error_type": "WrongReturnType",
+                                      "error_message": str(exc)}))
 
 
 def serve(source_path: str, inbox: int, outbox: int) -> None:
@@ -193,4 +199,4 @@ def serve(source_path: str, inbox: int, outbox: int) -> None:
             call = read_frame(inbox)
             if call.kind == "end":
                 return
-            write_frame(outbox, answer(module, call))
+            write_all(outbox, encoded_answer(module, call))

@@ -79,7 +79,11 @@ def encode(frame: Frame) -> bytes:
 
 
 def write_frame(fd: int, frame: Frame) -> None:
-    data = memoryview(encode(frame))
+    write_all(fd, encode(frame))
+
+
+def write_all(fd: int, data: bytes) -> None:
+    data = memoryview(data)
     while data:
         n = os.write(fd, data)
         data = data[n:]
