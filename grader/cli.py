@@ -27,13 +27,9 @@ def _grade(args) -> int:
     from grader.batch import expand, grade_class, summarize
     from grader.grade import INSTRUCTOR_RUBRIC, secret_from_env
     from grader.report.terminal import render_class_summary, render_terminal
-    from grader.rubric import RubricError, load_rubric
+    from grader.rubric import load_rubric
 
-    try:
-        rubric = load_rubric(args.rubric or INSTRUCTOR_RUBRIC)
-    except RubricError as err:
-        print(err, file=sys.stderr)
-        return 2
+    rubric = load_rubric(args.rubric or INSTRUCTOR_RUBRIC)
     secret = secret_from_env(rubric)
     if secret is None:
         print(f"grader: warning: ${rubric.secret_env} is not set; hidden probes are seeded by the file alone, "
@@ -152,5 +148,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from grader.rubric import RubricError
+    from grader.sandbox.models import SandboxError
+
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except RubricError as err:
+        print(err, file=sys.stderr)
+        return 2
+    except SandboxError as err:
+        print(f"grader: the sandbox could not run: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("grader: interrupted; reports already saved with --out are kept, rerun to resume", file=sys.stderr)
+        return 130

@@ -106,10 +106,11 @@ def _visuals(obs: Observations) -> Visuals:
                                        expected=attention(rand.t["q"], rand.t["k"], rand.t["v"])[1].tolist())
     base_probe, probe = obs.probes.by_id.get("leak.base"), obs.probes.by_id.get("leak.future_kv")
     if base_probe is not None and probe is not None:
-        visuals.unmasked_row_change = control_changes(base_probe, probe).tolist()
+        rows = probe.info["rows_fixed"]  # only rows before the changed positions must stay put
+        visuals.unmasked_row_change = control_changes(base_probe, probe)[:rows].tolist()
         base, changed = obs.reply(base_probe.id), obs.reply(probe.id)
         if base.ok and changed.ok and base["out"].shape == changed["out"].shape and base["out"].dim() == 3:
-            change = row_changes(base["out"], changed["out"], probe.info["items_fixed"])
+            change = row_changes(base["out"], changed["out"], probe.info["items_fixed"])[:rows]
             visuals.leak_row_change = [x if x != float("inf") else None for x in change.tolist()]
     return visuals
 

@@ -7,8 +7,16 @@ import torch
 from grader.checks.observations import Cases, Observations, TolFn, close, first_bad_row, fmt
 from grader.probes import VALUE_BUMP, WORKED_OUT, WORKED_WEIGHTS, ZERO_Q_OUT, ZERO_Q_WEIGHTS
 
+# What the chapter says about each receiving position of the worked example.
+WORKED_ROWS = (
+    "The first position can use only itself: weights [1, 0, 0], output [2, 0].",
+    "At the middle position the last source is forbidden, so exponentials [1, 2] become [1/3, 2/3, 0].",
+    "The final row's scores are [0, ln 2, ln 4]; exponentials [1, 2, 4] give shares 1/7, 2/7, 4/7, "
+    "and the output (1/7)[2,0] + (2/7)[0,4] + (4/7)[6,2] = [26/7, 16/7].",
+)
 
-def _compare(cases: Cases, reply, name: str, expected: torch.Tensor, tol, story: str) -> None:
+
+def _compare(cases: Cases, reply, name: str, expected: torch.Tensor, tol, story) -> None:
     actual = reply.tensors.get(name)
     if actual is None or actual.shape != expected.shape:
         shape = None if actual is None else tuple(actual.shape)
@@ -19,7 +27,7 @@ def _compare(cases: Cases, reply, name: str, expected: torch.Tensor, tol, story:
         cases.ok()
         return
     cases.fail(
-        f"Receiving position {row}: expected {name} {fmt(expected[row])}, got {fmt(actual[row])}. {story}",
+        f"Receiving position {row}: expected {name} {fmt(expected[row])}, got {fmt(actual[row])}. {story[row]}",
         fmt(expected[row]),
         fmt(actual[row]),
     )
@@ -31,10 +39,8 @@ def worked_example(obs: Observations, tol: TolFn) -> object:
         cases.error(reply, "causal_attention on the worked example")
         return cases.outcome("")
     t = tol("float64")
-    _compare(cases, reply, "weights", WORKED_WEIGHTS, t,
-             "The final row's scores are [0, ln 2, ln 4]; their exponentials [1, 2, 4] give shares 1/7, 2/7, 4/7.")
-    _compare(cases, reply, "out", WORKED_OUT, t,
-             "The final output is (1/7)[2,0] + (2/7)[0,4] + (4/7)[6,2] = [26/7, 16/7].")
+    _compare(cases, reply, "weights", WORKED_WEIGHTS, t, WORKED_ROWS)
+    _compare(cases, reply, "out", WORKED_OUT, t, WORKED_ROWS)
     return cases.outcome("Weights [1/7, 2/7, 4/7] at the final position and output [3.714286, 2.285714]: "
                          "a blend, not the winning value.")
 
@@ -45,7 +51,7 @@ def zero_queries(obs: Observations, tol: TolFn) -> object:
         cases.error(reply, "causal_attention with zero queries")
         return cases.outcome("")
     t = tol("float64")
-    story = "With every query zero all scores are zero, so each receiver averages the sources it may see."
+    story = ["With every query zero all scores are zero, so each receiver averages the sources it may see."] * 3
     _compare(cases, reply, "weights", ZERO_Q_WEIGHTS, t, story)
     _compare(cases, reply, "out", ZERO_Q_OUT, t, story)
     return cases.outcome("Zero queries give plain averages of the allowed values: [2.666667, 2.000000] at the end.")
