@@ -90,7 +90,11 @@ def fit_scale(obs: Observations) -> float | None:
 
 def _scale_diagnosis(obs: Observations) -> tuple[str, str] | None:
     s = fit_scale(obs)
-    if s is None:
+    if s is None:  # the output matches no scale; the weights may still show one beside another bug
+        probe, reply = obs.probes.by_id.get("rand.flat.small"), obs.reply("rand.flat.small")
+        if probe is not None and reply.ok and "weights" in reply.tensors:
+            s = implied_scale(probe.t["q"], probe.t["k"], reply["weights"])
+    if s is None or s <= 0:
         return None
     d_k = obs.probes.by_id["rand.batch.small"].t["q"].shape[-1]
     right = 1 / math.sqrt(d_k)
@@ -102,6 +106,69 @@ def _scale_diagnosis(obs: Observations) -> tuple[str, str] | None:
     text = (f": at d_k = {d_k} your output equals attention with scale {s:.4g} ({how}); the chapter divides "
             f"scores by sqrt(d_k), a scale of {right:.4g}")
     return ("missing_scale" if math.isclose(s, 1.0, rel_tol=1e-4) else "wrong_scale"), text
+
+
+def mask_shape(w: torch.Tensor) -> list[str]:
+    """Name the misconceptions a weight matrix's pattern of non-zero cells shows, whatever the scores were.
+
+    Robust to other bugs (a missing scale, say): it reads only where shares are zero and how rows sum.
+    """
+    if w.dim() != 2 or w.shape[0] != w.shape[1] or w.shape[0] < 3:
+        return []
+    w = w.double()
+    T = w.shape[0]
+    ones = torch.ones(T, T, dtype=torch.bool)
+    if not torch.isfinite(w).all():
+        return ["diagonal_excluded"] if not torch.isfinite(w[0]).all() and torch.isfinite(w[1:]).all() else []
+    nonzero = w != 0
+    for name, allowed in (("future_offset", ones.tril(1)), ("wrong_mask_direction", ones.triu()),
+                          ("diagonal_excluded", ones.tril(-1))):
+        if torch.equal(nonzero, allowed):
+            return [name]
+    rows_one, cols_one = (bool(torch.allclose(t, torch.ones_like(t), atol=1e-6)) for t in (w.sum(-1), w.sum(-2)))
+    found = ["softmax_wrong_axis"] if cols_one and not rows_one else []
+    if torch.equal(nonzero, ones.tril()):
+        rows = w.sum(-1)
+        if not cols_one and bool((rows < 1 - 1e-6)[:-1].all()) and abs(float(rows[-1]) - 1) < 1e-6:
+            found.append("mask_after_softmax")
+    elif bool(nonzero.all()):
+        # A zero score gives every forbidden source the same share of its normalising group.
+        groups = [w[:j, j] for j in range(1, T)] if found else [w[i, i + 1:] for i in range(T - 1)]
+        same = all(bool(torch.allclose(g, g[0].expand_as(g), rtol=1e-9, atol=0)) for g in groups)
+        found.append("zero_fill_mask" if same else "no_mask")
+    return found
+
+
+def implied_scale(q: torch.Tensor, k: torch.Tensor, w: torch.Tensor) -> float | None:
+    """The factor on q.k that the student's weights imply, from ratios of allowed shares in each row.
+
+    exp(s_ij) / exp(s_i0) = w_ij / w_i0, so each pair of allowed cells gives one estimate of the scale.
+    Returns None when the estimates disagree (the weights are not a row softmax of scaled scores).
+    """
+    if w.dim() != 2 or w.shape != (q.shape[-2], q.shape[-2]) or not torch.isfinite(w).all():
+        return None
+    raw = q.double() @ k.double().T
+    estimates = []
+    for i in range(1, w.shape[0]):
+        for j in range(1, i + 1):
+            gap = float(raw[i, j] - raw[i, 0])
+            if w[i, j] > 0 and w[i, 0] > 0 and abs(gap) > 0.1:
+                estimates.append(math.log(float(w[i, j]) / float(w[i, 0])) / gap)
+    if len(estimates) < 3:
+        return None
+    mid = sorted(estimates)[len(estimates) // 2]
+    return mid if all(abs(e - mid) <= 1e-6 * max(1.0, abs(mid)) for e in estimates) else None
+
+
+def _structure_diagnoses(obs: Observations) -> list[tuple[str, str]]:
+    found = []
+    for pid in ("rand.flat.small", "we"):
+        reply = obs.reply(pid)
+        w = reply.tensors.get("weights") if reply.ok else None
+        for name in mask_shape(w) if w is not None else []:
+            if name not in [f for f, _ in found]:
+                found.append((name, ""))
+    return found
 
 
 def _submission_level(obs: Observations) -> list[tuple[str, str]]:
@@ -144,6 +211,7 @@ def diagnose(obs: Observations, outcomes: dict[str, CheckOutcome], catalogue: Ca
         for check_id, did in _CHECK_MISCONCEPTION.items():
             if check_id in outcomes and outcomes[check_id].status == "failed":
                 found.append((did, outcomes[check_id].feedback))
+        found += _structure_diagnoses(obs)
         scale = _scale_diagnosis(obs)
         if scale is not None:
             found.append((scale[0], ""))

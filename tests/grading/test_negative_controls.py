@@ -66,3 +66,22 @@ def test_a_scale_nobody_catalogued_is_still_named(sandbox, tmp_path):
     report = grade_file(path, sandbox=sandbox, secret=SECRET)
     scale = [d for d in report.diagnoses if d.id == "wrong_scale"]
     assert scale and "a factor of" in scale[0].message
+
+
+def _mutated(name: str, old: str, new: str, tmp_path):
+    source = next(p for p in MUTANTS if mutant_id(p) == name).read_text()
+    assert old in source
+    path = tmp_path / f"{name}_twice.py"
+    path.write_text(source.replace(old, new))
+    return path
+
+
+@pytest.mark.parametrize(("name", "old", "new", "second"), [
+    ("zero_fill_mask", "/ math.sqrt(q.shape[-1])", "/ 1.0", "missing_scale"),
+    ("mask_after_softmax", "/ math.sqrt(q.shape[-1])", "/ 1.0", "missing_scale"),
+    ("zero_fill_mask", "dim=-1)", "dim=-2)", "softmax_wrong_axis"),
+])
+def test_two_bugs_at_once_are_both_named(name, old, new, second, sandbox, tmp_path):
+    """No catalogue entry carries two bugs: these are named from the weights' structure and implied scale."""
+    report = grade_file(_mutated(name, old, new, tmp_path), sandbox=sandbox, secret=SECRET)
+    assert {name, second} <= {d.id for d in report.diagnoses}, [d.id for d in report.diagnoses]
