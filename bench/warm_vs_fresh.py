@@ -1,8 +1,11 @@
 """Grading one submission through the warm sandbox vs. one fresh `python -c "import torch"`.
 
-Both are measured here, side by side, in one run. The warm figure is a whole `grade_file` on
-the reference solution: every probe sent, every reply checked, the rubric scored, the report
-built. Prints the median of each and their ratio (the README quotes it).
+Both are measured here, side by side, in one run, interleaved so a noisy neighbour hurts
+both alike. Three warm figures, each a median:
+- a whole `grade_file` on the reference solution: every probe sent, every reply checked,
+  the rubric scored, the report built (the headline ratio);
+- the sandbox part alone: the same probes through `Sandbox.run`, no checking;
+- the sandbox's fixed cost: one trivial call (fork, hardening, import, kill).
 """
 
 from __future__ import annotations
@@ -18,48 +21,68 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from grader.grade import grade_file  # noqa: E402
+from grader.probes import build_probes  # noqa: E402
 from grader.sandbox import Sandbox  # noqa: E402
 
 REFERENCE = ROOT / "reference" / "attention.py"
 
 
-def fresh_import(n: int) -> list[float]:
+def timed(fn, n: int) -> list[float]:
     times = []
     for _ in range(n):
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import torch"], check=True)
+        fn()
         times.append(time.perf_counter() - t0)
-    return times
-
-
-def warm_grades(sb: Sandbox, n: int) -> list[float]:
-    times = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        report = grade_file(REFERENCE, sandbox=sb)
-        times.append(time.perf_counter() - t0)
-        if report.score != report.max_score:
-            sys.exit(f"the reference scored {report.score}/{report.max_score}: the benchmark would be meaningless")
     return times
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fresh", type=int, default=5, help="fresh interpreters to time")
-    parser.add_argument("--warm", type=int, default=30, help="warm gradings to time")
+    parser.add_argument("--fresh", type=int, default=6, help="fresh interpreters to time")
+    parser.add_argument("--warm", type=int, default=30, help="warm runs of each kind to time")
     args = parser.parse_args()
+
+    def fresh() -> None:
+        subprocess.run([sys.executable, "-c", "import torch"], check=True)
+
     with Sandbox() as sb:
-        warm_grades(sb, 2)  # first calls pay one-off lazy imports in the grader itself
-        # Interleaved halves, so a noisy neighbour hurts both sides alike.
-        fresh, warm = [], []
+        calls = build_probes(None).calls()
+
+        def grade() -> None:
+            report = grade_file(REFERENCE, sandbox=sb)
+            if report.score != report.max_score:
+                sys.exit(
+                    f"the reference scored {report.score}/{report.max_score}: the benchmark is meaningless"
+                )
+
+        def run() -> None:
+            res = sb.run(REFERENCE, calls)
+            if res.failures or res.failure or len(res.replies) != len(calls):
+                sys.exit("the reference did not answer every probe: the benchmark is meaningless")
+
+        def one_call() -> None:
+            sb.run(REFERENCE, calls[:1])
+
+        for warm_up in (grade, run, one_call):
+            timed(warm_up, 2)  # the grader's own one-off lazy imports
+        results: dict[str, list[float]] = {"fresh": [], "grade": [], "run": [], "one": []}
         for _ in range(2):
-            fresh += fresh_import((args.fresh + 1) // 2)
-            warm += warm_grades(sb, (args.warm + 1) // 2)
+            results["fresh"] += timed(fresh, (args.fresh + 1) // 2)
+            results["grade"] += timed(grade, (args.warm + 1) // 2)
+            results["run"] += timed(run, (args.warm + 1) // 2)
+            results["one"] += timed(one_call, (args.warm + 1) // 2)
         isolation = sb.isolation
-    f, w = statistics.median(fresh), statistics.median(warm)
-    print(f"fresh `python -c 'import torch'`: median {f * 1000:.0f} ms over {len(fresh)} runs")
-    print(f"warm sandbox, one full grade ({isolation}): median {w * 1000:.1f} ms over {len(warm)} runs")
-    print(f"ratio fresh/warm: {f / w:.1f}x (target >= 50x)")
+    med = {k: statistics.median(v) for k, v in results.items()}
+    f = med["fresh"]
+    print(f"fresh `python -c 'import torch'`: median {f * 1000:.0f} ms over {len(results['fresh'])} runs")
+    print(f"isolation: {isolation}; {len(calls)} probe calls per submission")
+    for key, label in (
+        ("grade", "full grade_file (sandbox + checks + report)"),
+        ("run", "sandbox only, all probes"),
+        ("one", "sandbox fixed cost, one call"),
+    ):
+        print(f"{label:45s} median {med[key] * 1000:6.1f} ms   fresh/warm = {f / med[key]:5.1f}x")
+    print(f"ratio fresh/warm (full grade): {f / med['grade']:.1f}x (target >= 50x)")
 
 
 if __name__ == "__main__":

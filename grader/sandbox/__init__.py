@@ -10,7 +10,8 @@ What a child gets, in order (`harden.py`), before the submission is imported:
   opened with O_NOFOLLOW (a symlink is refused) and copied into an empty scratch dir;
 - as root on Linux: new mount and network namespaces (no network, not even loopback), with
   the repository root, /autograder and every `hidden_paths` entry covered by an empty
-  read-only tmpfs (files by /dev/null), except the interpreter and its packages (.venv);
+  read-only tmpfs (files by /dev/null), except the interpreter and its packages (.venv;
+  one under a directory the slot uid cannot enter, like pyenv's /root, is bound back in);
   /tmp and /dev/shm are fresh private tmpfs (other submissions' scratch dirs are invisible);
 - descriptors: 0 is /dev/null, 1 and 2 an append-only output file, 3 and 4 the call and
   reply pipes; every other inherited descriptor is closed; stdout/stderr are capped in
@@ -22,21 +23,36 @@ What a child gets, in order (`harden.py`), before the submission is imported:
   (61000 + n, held by an flock), which cannot read root's 0600 files or /proc/<pid>/environ
   of the grader, and makes RLIMIT_NPROC count only this submission's tasks.
 
-The grader enforces wall-clock deadlines (per call, per import, per submission) and then
+The grader enforces wall-clock deadlines (per import, per call, per submission) and then
 has the zygote SIGKILL the child's process group and every descendant: the zygote is the
-child subreaper, so a process that escaped the group is still found and reaped, and a
-fork bomb leaves nothing behind for the next submission. Child replies are frames
-(`wire.py`): JSON checked by pydantic plus raw bytes, never unpickled; a malformed or
-oversized frame is a `protocol_error` for that call. The child's exit status only names
-why a reply is missing; it never earns anything.
+child subreaper, so a process that escaped the group is still found; the whole tree is
+stopped (SIGSTOP) before it is killed, so a fork bomb cannot outpace the killing, and all
+of it is reaped before the next fork. Child replies are frames (`wire.py`): JSON checked
+by pydantic plus raw bytes, never unpickled; a malformed or oversized frame is a
+`protocol_error` for that call. The child's exit status only names why a reply is missing
+(SIGXCPU or the CPU rlimit: `timeout`; a SIGKILL we did not send: `memory_limit`; any other
+end: `process_exit`); it never earns anything. A call that kills, hangs or garbles its child
+is recorded and the remaining calls go to a fresh child, at most `max_restarts` times.
+
+Speed: the server pays `import torch` once (and warms up the operations the runner uses,
+then `gc.freeze()`s, so children copy few pages). Calls are written ahead while the child
+answers the previous one (it still answers one at a time; the deadline of a call starts
+when the previous answer is in), and a finished child is reaped by the server while the
+grader checks the replies. `python bench/warm_vs_fresh.py` measures it against a fresh
+interpreter. One `Sandbox` runs one submission at a time: use one per worker (each takes
+its own slot uid).
 
 Isolation levels (`Sandbox.isolation`): "namespaces+uid" (root on Linux, all of the
 above), "uid+rlimits" (root without namespaces: hidden files protected by permissions
-only, network open), "rlimits-only" (not root, or not Linux: the submission can read
+only, network open; rlimits-only if the slot uid could not reach the interpreter), "rlimits-only" (not root, or not Linux: the submission can read
 what you can, use the network and see your processes; a one-line warning says so).
 
+Without isolation a submission can also kill the server or the grader itself (same uid);
+if the server dies, that submission gets `process_exit` and the next one a fresh server.
+
 Not enforced at any level: a total memory cap across a submission's processes (32 tasks
-x the address-space limit could exceed RAM; no cgroup is used), CPU time of descendants
+x the address-space limit could exceed RAM; no cgroup is used, so in practice only the
+wall-clock kill bounds what they can touch), CPU time of descendants
 beyond their own RLIMIT_CPU before the wall-clock kill, /proc showing other processes'
 names and command lines (there is no PID namespace), and syscall filtering (no seccomp).
 """

@@ -6,14 +6,15 @@ names the reason a reply is missing, it never earns anything.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import json
 import os
 import select
 import signal
+import site
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -31,12 +32,13 @@ DEFAULT_RUNNER = "grader.sandbox.runner:serve"
 GRADESCOPE_ROOT = "/autograder"
 SLOT_UID_BASE = 61000
 SLOT_COUNT = 64
-_END_GRACE_S = 0.5
+_EXIT_GRACE_S = 0.5
 
 _NOT_ENFORCED = {
     "uid+rlimits": "no mount/network namespaces: hidden files are protected only by their permissions, network is open",
     "rlimits-only": (
-        "not root: the submission can read every file you can (reference, rubric, tests), "
+        "no namespaces, no uid drop (not root, not Linux, or isolate=False): the submission can read "
+        "every file you can (reference, rubric, tests), "
         "use the network, and see your processes; only rlimits and timeouts apply"
     ),
 }
@@ -48,7 +50,19 @@ def _keep_paths() -> list[str]:
 
     keep = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(torch.__file__).parent)}
     keep.add(str(Path(os.path.realpath(sys.executable)).parent))
+    keep.update(site.getsitepackages())
     return sorted(keep)
+
+
+def _default_hidden() -> list[str]:
+    """The source checkout (reference, rubrics, tests, .git) and Gradescope's tree. Only a
+    checkout: installed into site-packages, the package's parent is everyone's packages."""
+    hidden = [GRADESCOPE_ROOT]
+    if (REPO_ROOT / "pyproject.toml").exists() and not any(
+        REPO_ROOT == Path(p).resolve() for p in site.getsitepackages()
+    ):
+        hidden.append(str(REPO_ROOT))
+    return hidden
 
 
 def _lock_slot() -> tuple[int, int]:
@@ -67,6 +81,8 @@ class _Child:
     def __init__(self, pid: int, inbox: int, outbox: int) -> None:
         self.pid, self.inbox, self.outbox = pid, inbox, outbox
         self.alive = True
+        self.stream = memoryview(b"")  # every call still to send, encoded back to back
+        self.sent = 0
 
 
 class Sandbox:
@@ -84,7 +100,7 @@ class Sandbox:
         """`isolate=False` skips namespaces and the uid drop (rlimits-only) even as root: the
         negative control that shows each isolation test has teeth."""
         self.limits = limits or Limits()
-        self.hidden = [str(REPO_ROOT), GRADESCOPE_ROOT, *map(str, hidden_paths)]
+        self.hidden = [*_default_hidden(), *map(str, hidden_paths)]
         self.runner = runner
         self.quiet = quiet
         self.isolate = isolate
@@ -149,6 +165,20 @@ class Sandbox:
             os.close(self._slot_fd)
             self._slot_fd = None
 
+    def _server_died(self) -> bool:
+        # Its socket closes a moment before the process is reapable: wait for that moment.
+        try:
+            self._proc.wait(timeout=2.0)
+        except (subprocess.TimeoutExpired, AttributeError):
+            return False
+        return True
+
+    def _send(self, payload: dict, fds: list[int] = ()) -> None:
+        try:
+            zy.send(self._sock, payload, fds)
+        except OSError as exc:
+            raise SandboxError(f"lost the sandbox server: {exc}") from None
+
     def _recv(self) -> dict:
         try:
             msg, _ = zy.recv(self._sock)
@@ -174,7 +204,16 @@ class Sandbox:
                 raise ValueError("every call frame needs a string meta['id']")
         try:
             # O_NOFOLLOW: a submission planted as a symlink to the reference must not be graded as its copy.
-            source = os.open(source_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            source = os.open(source_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+            size = os.fstat(source)
+            if not stat.S_ISREG(size.st_mode) or size.st_size > lim.source_bytes:
+                os.close(source)
+                why = (
+                    "not a regular file"
+                    if not stat.S_ISREG(size.st_mode)
+                    else f"over {lim.source_bytes} bytes"
+                )
+                raise OSError(errno.EINVAL, why)
         except OSError as exc:
             why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
             result.load = Frame(
@@ -190,8 +229,21 @@ class Sandbox:
             return result
         output = tempfile.TemporaryFile()
         fcntl.fcntl(output.fileno(), fcntl.F_SETFL, os.O_APPEND)
+        pending = list(calls)
         try:
-            self._run(source, output.fileno(), hidden, list(calls), deadline, result)
+            try:
+                self._run(source, output.fileno(), hidden, pending, deadline, result)
+            except SandboxError:
+                if not self._server_died():
+                    raise  # a live server that misbehaves is our bug, not the submission's
+                # Without isolation a submission can kill the server: that is its verdict,
+                # and the next submission gets a fresh server.
+                failure = Failure("process_exit", "the sandbox server died while running this submission")
+                result.failure = result.failure or failure
+                done = result.replies.keys() | result.failures.keys()
+                _fail_all(result, [c for c in pending if c.meta["id"] not in done], failure, "not run")
+                self.close()
+                self.start()
             result.output = self._read_output(output.fileno())
         finally:
             os.close(source)
@@ -238,9 +290,11 @@ class Sandbox:
                             "not run",
                         )
                     return
+                child.stream = memoryview(b"".join(encode(c) for c in pending))
                 while pending:
                     call = pending[0]
                     call_id = call.meta["id"]
+                    # The clock starts when the previous answer is in: that is when the child starts this one.
                     reply, failure = self._call(child, call, min(time.monotonic() + lim.call_s, deadline))
                     pending.pop(0)
                     if failure is None:
@@ -260,18 +314,17 @@ class Sandbox:
                 else:
                     return
             finally:
-                self._finish(child, deadline)
+                self._finish(child)
 
     def _spawn(self, source: int, output: int, hidden: list[str]) -> _Child:
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         try:
-            zy.send(
-                self._sock,
+            self._send(
                 zy.RunRequest(limits=self.limits, hidden=hidden).model_dump(),
                 [source, in_r, out_w, output],
             )
-            pid = self._recv()["pid"]
+            reply = self._recv()
         except BaseException:
             for fd in (in_w, out_r):
                 os.close(fd)
@@ -280,15 +333,32 @@ class Sandbox:
             os.close(in_r)
             os.close(out_w)
         os.set_blocking(in_w, False)  # our end only: a child that stops reading must not block us
-        return _Child(pid, in_w, out_r)
+        child = _Child(reply["pid"], in_w, out_r)
+        if reply.get("error"):
+            # Our failure, not the submission's: never let it read as a student's process_exit.
+            self._finish(child)
+            raise SandboxError(f"the sandbox could not prepare a child: {reply['error']}")
+        return child
 
     def _call(self, child: _Child, call: Frame, deadline: float) -> tuple[Frame | None, Failure | None]:
-        try:
-            _write(child.inbox, encode(call), deadline)
-        except TimeoutError:
-            return None, self._kill(child, "timeout", "the submission stopped reading its input")
-        except BrokenPipeError:
-            return None, self._kill(child, "process_exit", "the process went away", grace_s=_END_GRACE_S)
+        """Wait for this call's reply, writing later calls ahead meanwhile: the child still
+        answers one call at a time, but never waits for us between two of them."""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                limit = self.limits.call_s
+                return None, self._kill(child, "timeout", f"no answer within {limit:g} s (wall clock)")
+            writing = [child.inbox] if child.sent < len(child.stream) else []
+            readable, writable, _ = select.select([child.outbox], writing, [], left)
+            if writable:
+                try:
+                    child.sent += os.write(child.inbox, child.stream[child.sent : child.sent + (1 << 16)])
+                except BlockingIOError:
+                    pass
+                except BrokenPipeError:
+                    child.sent = len(child.stream)  # it is gone: the reply pipe will say how
+            if readable:
+                break
         reply, failure = self._receive(child, deadline, call.meta["id"])
         if failure is None and (reply.kind != "reply" or reply.meta.get("id") != call.meta["id"]):
             failure = self._kill(child, "protocol_error", f"expected the reply to call {call.meta['id']!r}")
@@ -303,7 +373,7 @@ class Sandbox:
             limit = self.limits.load_s if call_id is None else self.limits.call_s
             return None, self._kill(child, "timeout", f"no answer within {limit:g} s (wall clock)")
         except EOFError:
-            return None, self._kill(child, "process_exit", "the process went away", grace_s=_END_GRACE_S)
+            return None, self._kill(child, "process_exit", "the process went away", grace_s=_EXIT_GRACE_S)
         except WireError as exc:
             return None, self._kill(child, "protocol_error", f"malformed result frame: {exc}")
         except Exception as exc:  # noqa: BLE001 - whatever the bytes were, it is a verdict, not our crash
@@ -324,20 +394,21 @@ class Sandbox:
             return Failure("process_exit", f"killed by {signal.Signals(ended.signal).name}")
         return Failure("process_exit", f"the process exited with status {ended.code}")
 
-    def _reap(self, child: _Child, grace_s: float) -> zy.Exit | None:
+    def _reap(self, child: _Child, grace_s: float, wait: bool = True) -> zy.Exit | None:
         if not child.alive:
             return None
         child.alive = False
-        zy.send(self._sock, zy.KillRequest(pid=child.pid, grace_s=grace_s).model_dump())
+        self._send(zy.KillRequest(pid=child.pid, grace_s=grace_s, wait=wait).model_dump())
         return zy.Exit.model_validate(self._recv())
 
-    def _finish(self, child: _Child, deadline: float) -> None:
-        if child.alive:
-            with contextlib.suppress(OSError, TimeoutError):
-                _write(child.inbox, encode(Frame("end")), min(time.monotonic() + _END_GRACE_S, deadline))
-            self._reap(child, _END_GRACE_S)
-        os.close(child.inbox)
-        os.close(child.outbox)
+    def _finish(self, child: _Child) -> None:
+        # No `end` frame: all its replies are in, so kill it now; the zygote reaps it (and
+        # anything it started) before the next fork, while we get on with the checks.
+        try:
+            self._reap(child, 0.0, wait=False)
+        finally:
+            os.close(child.inbox)
+            os.close(child.outbox)
 
     def _read_output(self, fd: int) -> str:
         cap = self.limits.output_bytes
@@ -346,22 +417,6 @@ class Sandbox:
         if len(data) > cap and not text.endswith("[output truncated]\n"):
             text += "\n[output truncated]\n"
         return text
-
-
-def _write(fd: int, data: bytes, deadline: float) -> None:
-    view = memoryview(data)
-    while view:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        _, ready, _ = select.select([], [fd], [], left)
-        if not ready:
-            raise TimeoutError
-        try:
-            n = os.write(fd, view)
-        except BlockingIOError:
-            continue
-        view = view[n:]
 
 
 def _fail_all(result: RunResult, pending: list[Frame], failure: Failure, why: str) -> None:

@@ -24,6 +24,7 @@ PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 
 # Fixed descriptor numbers in the child: 0 /dev/null, 1 and 2 the output file.
 INBOX_FD, OUTBOX_FD = 3, 4
+READY_FD = 5  # to the zygote: "ok" once hardened, closed before student code runs
 SCRATCH_NS = "/tmp/sandbox"  # inside the child's private /tmp
 SOURCE_NAME = "submission.py"
 
@@ -58,29 +59,32 @@ def enter_namespaces() -> None:
     mount("none", "/", None, MS_REC | MS_PRIVATE)
 
 
-def _hide_one(target: Path) -> None:
-    st = target.stat()
-    if stat.S_ISDIR(st.st_mode):
-        # An empty, read-only, one-inode tmpfs: the directory is there and shows nothing.
-        mount(
-            "hidden", str(target), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,nr_inodes=2,mode=755"
-        )
-    else:
+def _outermost(paths: list[Path]) -> list[Path]:
+    return [p for p in paths if not any(q in p.parents for q in paths)]
+
+
+def _cover(target: Path, inside: list[Path]) -> None:
+    """Replace `target` by an empty tmpfs (a file by /dev/null) and bind back only the kept
+    directories `inside` it: two mounts for a whole checkout instead of one per entry."""
+    if not target.is_dir():
         mount("/dev/null", str(target), None, MS_BIND)
+        return
+    handles = [(k, os.open(k, os.O_PATH)) for k in inside]  # taken before the cover hides them
+    mount("sandbox-cover", str(target), "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,nr_inodes=256,mode=755")
+    for k, fd in handles:
+        os.makedirs(k, mode=0o755, exist_ok=True)
+        mount(f"/proc/self/fd/{fd}", str(k), None, MS_BIND | MS_REC)
+        os.close(fd)
 
 
 def hide(targets: list[str], keep: list[str]) -> None:
     """Cover every target, except the kept paths (the interpreter, the venv) inside them."""
-    kept = [Path(os.path.realpath(k)) for k in keep]
+    kept = [Path(os.path.realpath(k)) for k in keep if os.path.exists(k)]
     for raw in targets:
         target = Path(os.path.realpath(raw))
-        if not target.exists() or target in kept:
+        if not os.path.lexists(target) or target in kept:
             continue
-        if any(target in k.parents for k in kept):
-            # Hide what is beside the kept path, one level at a time down to it.
-            hide([str(e) for e in target.iterdir()], keep)
-        else:
-            _hide_one(target)
+        _cover(target, _outermost([k for k in kept if target in k.parents]))
 
 
 def private_tmp() -> None:
@@ -107,19 +111,14 @@ def expose(keep: list[str]) -> None:
     """Make every kept path reachable by the slot uid: cover a closed ancestor (say /root)
     with a 755 tmpfs and bind the kept path back into it. The rest of the ancestor stays hidden."""
     groups: dict[Path, list[Path]] = {}
-    for k in sorted({Path(os.path.realpath(k)) for k in keep if os.path.exists(k)}):
+    for k in _outermost(sorted({Path(os.path.realpath(k)) for k in keep if os.path.exists(k)})):
         closed = _closed_ancestor(k)
-        if closed is None or any(p in k.parents for p in groups.get(closed, [])):
-            continue
-        groups.setdefault(closed, []).append(k)
+        if closed is not None:
+            groups.setdefault(closed, []).append(k)
     for closed, paths in groups.items():
-        handles = {k: os.open(k, os.O_PATH) for k in paths}
-        mount("sandbox-open", str(closed), "tmpfs", MS_NOSUID | MS_NODEV, "size=4k,mode=755")
-        for k, fd in handles.items():
-            if k != closed:
-                os.makedirs(k, mode=0o755, exist_ok=True)
-            mount(f"/proc/self/fd/{fd}", str(k), None, MS_BIND | MS_REC)
-            os.close(fd)
+        if closed in paths:
+            continue  # the kept directory itself is closed: nothing outside it to open
+        _cover(closed, paths)
 
 
 def read_source(fd: int, cap: int) -> bytes:
@@ -142,16 +141,17 @@ def make_scratch(path: str, source: bytes, uid: int | None) -> str:
     return file
 
 
-def arrange_fds(inbox: int, outbox: int, output: int) -> None:
-    """Only the two pipe ends and the output file survive, at fixed numbers."""
-    high = [os.dup(fd) for fd in (inbox, outbox, output)]
+def arrange_fds(inbox: int, outbox: int, output: int, ready: int) -> None:
+    """Only the two pipe ends, the output file and the ready pipe survive, at fixed numbers."""
+    high = [os.dup(fd) for fd in (inbox, outbox, output, ready)]
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(high[2], 1)
     os.dup2(high[2], 2)
     os.dup2(high[0], INBOX_FD)
     os.dup2(high[1], OUTBOX_FD)
-    os.closerange(OUTBOX_FD + 1, 1 << 20)
+    os.dup2(high[3], READY_FD)
+    os.closerange(READY_FD + 1, max(os.sysconf("SC_OPEN_MAX"), 1024))
     for fd in (INBOX_FD, OUTBOX_FD):
         os.set_inheritable(fd, True)
 

@@ -7,11 +7,13 @@ socket (length-prefixed JSON, descriptors passed alongside) and never reads a ch
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import importlib.util
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -48,6 +50,9 @@ class KillRequest(BaseModel):
     op: Literal["kill"] = "kill"
     pid: int
     grace_s: float = 0.0
+    # False: answer at once and reap later (before the next fork); for a child whose status
+    # nobody needs, so its teardown overlaps the grader's checking instead of delaying it.
+    wait: bool = True
 
 
 class Hello(BaseModel):
@@ -110,6 +115,8 @@ class Zygote:
         self.uid = uid
         self.runs = 0
         self.scratch: dict[int, str] = {}
+        self.dying: set[int] = set()
+        self.ready_fd: int | None = None  # in a child, until it is hardened
         self.serve = _load_runner(runner)
         self.namespaces = isolate and harden.probe_namespaces()
         # Without namespaces a dropped uid must still reach the interpreter (not so under /root).
@@ -134,41 +141,64 @@ class Zygote:
                 break
             if msg.get("op") == "run":
                 req = RunRequest.model_validate(msg)
+                self.settle()
                 try:
-                    pid = self.fork_child(req, fds)
+                    pid, error = self.fork_child(req, fds)
                 finally:
                     for fd in fds:
                         os.close(fd)
-                send(self.sock, {"pid": pid})
+                send(self.sock, {"pid": pid, "error": error})
             elif msg.get("op") == "kill":
                 req = KillRequest.model_validate(msg)
-                send(self.sock, self.kill(req.pid, req.grace_s).model_dump())
+                if req.wait:
+                    send(self.sock, self.kill(req.pid, req.grace_s).model_dump())
+                else:
+                    _signal(-req.pid)
+                    _signal(req.pid)
+                    self.dying.add(req.pid)
+                    send(self.sock, Exit(killed_by_us=True).model_dump())
+                    self.settle()  # while the grader checks the replies
             else:
                 raise ValueError(f"unknown op {msg.get('op')!r}")
+        self.settle()
         for pid in list(self.scratch):
             self.kill(pid, 0.0)
 
-    def fork_child(self, req: RunRequest, fds: list[int]) -> int:
+    def settle(self) -> None:
+        """Before a new child: every earlier child and all it started are dead and reaped."""
+        for pid in sorted(self.dying):
+            self.kill(pid, 0.0)
+        self.dying.clear()
+
+    def fork_child(self, req: RunRequest, fds: list[int]) -> tuple[int, str | None]:
         source_fd, inbox, outbox, output = fds
         self.runs += 1
         scratch = harden.SCRATCH_NS
         if not self.namespaces:
             scratch = tempfile.mkdtemp(prefix=f"grader-sandbox-{os.getpid()}-{self.runs}-")
+        ready_r, ready_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             code = 70
+            self.ready_fd = ready_w
             try:
+                os.close(ready_r)
                 self.child(req, source_fd, inbox, outbox, output, scratch)
                 code = 0
-            except BaseException:  # noqa: BLE001 - a child never returns into the server loop
-                pass
+            except BaseException as exc:  # noqa: BLE001 - a child never returns into the server loop
+                if self.ready_fd is not None:  # still hardening: the zygote is listening
+                    with contextlib.suppress(OSError):
+                        os.write(self.ready_fd, f"{type(exc).__name__}: {exc}"[:500].encode())
             os._exit(code)
+        os.close(ready_w)
         self.scratch[pid] = scratch
-        return pid
+        return pid, _ready(ready_r)
 
     def child(
         self, req: RunRequest, source_fd: int, inbox: int, outbox: int, output: int, scratch: str
     ) -> None:
+        """Harden, say so on `ready_fd` (an error instead if anything failed), then serve. Student
+        code runs only after that descriptor is closed, so it cannot fake the answer."""
         lim = req.limits
         os.setsid()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
@@ -187,7 +217,8 @@ class Zygote:
         if self.root:
             uid = self.uid
         path = harden.make_scratch(scratch, source, uid)
-        harden.arrange_fds(inbox, outbox, output)
+        harden.arrange_fds(inbox, outbox, output, self.ready_fd)
+        self.ready_fd = harden.READY_FD
         harden.capped_stdio(lim.output_bytes)
         harden.clean_env(scratch)
         os.chdir(scratch)
@@ -202,6 +233,9 @@ class Zygote:
         if uid is not None:
             harden.drop_privileges(uid)
         harden.prctl(harden.PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
+        os.write(self.ready_fd, b"ok")
+        os.close(self.ready_fd)
+        self.ready_fd = None
         self.serve(path, harden.INBOX_FD, harden.OUTBOX_FD)
 
     def kill(self, pid: int, grace_s: float) -> Exit:
@@ -262,6 +296,24 @@ def _reap_all() -> bool:
     return True
 
 
+def _ready(fd: int, timeout_s: float = 10.0) -> str | None:
+    """None once the child reports it is hardened; otherwise what went wrong."""
+    data, end = b"", time.monotonic() + timeout_s
+    try:
+        while time.monotonic() < end:
+            if not select.select([fd], [], [], end - time.monotonic())[0]:
+                break
+            chunk = os.read(fd, 1024)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(fd)
+    if data == b"ok":
+        return None
+    return data.decode("utf-8", "replace") or "the child ended before it was hardened"
+
+
 def _reap(pid: int) -> tuple[int, object] | None:
     try:
         got, status, usage = os.wait4(pid, os.WNOHANG)
@@ -280,7 +332,11 @@ def _signal(target: int, sig: int = signal.SIGKILL) -> None:
 def _descendants(root: int) -> set[int]:
     """Every live process below `root`, from one pass over /proc."""
     children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return set()  # no /proc (not Linux): the process-group kill is all there is
+    for name in names:
         if not name.isdigit():
             continue
         try:

@@ -10,16 +10,31 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import (
+from sandbox_kit import (
     REPO_ROOT,
     TEST_LIMITS,
     assert_healthy,
     attention_calls,
     gallery,
-    leftover_processes,
     load_reference,
     needs_namespaces,
+    no_leftovers,
 )
+
+from grader.sandbox import Limits, Sandbox
+
+
+@pytest.fixture(scope="session")
+def sandbox():
+    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
+        yield sb
+
+
+@pytest.fixture(scope="session")
+def open_sandbox():
+    """No namespaces, no uid drop: the negative control for every isolation test."""
+    with Sandbox(limits=TEST_LIMITS, isolate=False, quiet=True) as sb:
+        yield sb
 
 
 def _failure_kinds(res) -> set[str]:
@@ -64,7 +79,7 @@ def test_os_exit_in_call_fails_each_call_and_gives_up(sandbox):
 def test_infinite_loop_times_out(sandbox):
     res = sandbox.run(gallery("infinite_loop"), attention_calls(1))
     assert res.failures["c0"].kind == "timeout"
-    assert res.wall_s < TEST_LIMITS.call_s + 1.0
+    assert res.wall_s < TEST_LIMITS.call_s + 2.0  # generous: the machine is shared
     assert_healthy(sandbox)
 
 
@@ -78,14 +93,14 @@ def test_submission_deadline_caps_many_hanging_calls(sandbox):
     # Restarts stop at two: four hanging calls cost three call deadlines, not four.
     res = sandbox.run(gallery("infinite_loop"), attention_calls(4))
     assert _failure_kinds(res) == {"timeout"} and len(res.failures) == 4
-    assert res.wall_s < 3 * TEST_LIMITS.call_s + 1.5
+    assert res.wall_s < 3 * TEST_LIMITS.call_s + 2.0
 
 
 @needs_namespaces
 def test_fork_bomb_is_contained_and_reaped(sandbox):
     res = sandbox.run(gallery("fork_bomb"), attention_calls(1))
     assert res.load is None and res.failure.kind == "timeout"
-    assert leftover_processes(sandbox) == []
+    assert no_leftovers(sandbox)
     assert_healthy(sandbox)
 
 
@@ -171,7 +186,7 @@ def test_lingering_thread_dies_with_the_child(sandbox):
         if call.meta["id"] in res.replies:
             out, _ = ref.causal_attention(*(call.tensors[x] for x in "qkv"))
             torch.testing.assert_close(res.replies[call.meta["id"]].tensors["out"], out)
-    assert leftover_processes(sandbox) == []
+    assert no_leftovers(sandbox)
     assert_healthy(sandbox)
 
 
@@ -208,8 +223,6 @@ def test_hidden_paths_cover_other_submissions(sandbox, open_sandbox):
 
 
 def test_secret_in_environment_is_not_inherited(monkeypatch, tmp_path):
-    from grader.sandbox import Sandbox
-
     monkeypatch.setenv("GRADER_SECRET", "s3cret-value-42")
     with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
         res = sb.run(gallery("read_secret"), attention_calls(1))
@@ -281,6 +294,14 @@ def test_symlinked_submission_is_refused(sandbox, tmp_path):
     assert "symbolic link" in res.load.meta["message"] and res.replies == {}
 
 
+def test_directory_or_huge_file_is_refused(sandbox, tmp_path):
+    assert sandbox.run(tmp_path, attention_calls(1)).load.meta["error_type"] == "SubmissionRefused"
+    huge = tmp_path / "huge.py"
+    huge.write_bytes(b"#" * (sandbox.limits.source_bytes + 1))
+    res = sandbox.run(huge, attention_calls(1))
+    assert res.load.meta["error_type"] == "SubmissionRefused" and "bytes" in res.load.meta["message"]
+
+
 def test_isolation_level_is_reported(sandbox, open_sandbox):
     expected = "namespaces+uid" if os.geteuid() == 0 else "rlimits-only"
     assert sandbox.isolation == expected
@@ -292,4 +313,104 @@ def test_warm_run_is_fast(sandbox):
     # Not a benchmark (bench/warm_vs_fresh.py is): only a guard against a cold path sneaking in.
     t0 = time.monotonic()
     assert_healthy(sandbox)
-    assert time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 < 2.0
+
+
+# -- the same gallery through the whole grading pipeline --------------------------------------
+V_V = "def causal_attention(q, k, v):\n    return v, v\n"
+ZEROS = (
+    "import torch\n\n\ndef causal_attention(q, k, v):\n"
+    "    return torch.zeros_like(v), torch.zeros(q.shape[:-1] + (q.shape[-2],))\n"
+)
+
+
+def _function_only(name: str) -> str:
+    """The honest twin of a correct-but-hostile submission: its function, without the attack."""
+    text = gallery(name).read_text()
+    body = text[text.index("def causal_attention") :]
+    return "import math\n\nimport torch\n\n\n" + body.replace(
+        "    threading.Thread(target=_haunt, daemon=True).start()\n", ""
+    )
+
+
+# name -> (a reason the report must name, the honest twin it may not outscore; None: must score 0)
+GRADE_GALLERY = {
+    "exit_at_import": ("SystemExit", None),
+    "os_exit_at_import": ("process_exit", None),
+    "exit_in_call": ("SystemExit", None),
+    "os_exit_in_call": ("process_exit", None),
+    "infinite_loop": ("timeout", None),
+    "sigterm_sleep": ("timeout", None),
+    "fork_bomb": ("timeout", None),
+    "alloc_8gib": ("MemoryError", None),
+    "alloc_8gib_at_import": ("memory_limit", None),
+    "garbage_at_import": ("protocol_error", None),
+    "huge_frame_in_call": ("protocol_error", None),
+    "tensor_subclass": ("WrongReturnType", None),
+    "rigged_eq": ("WrongReturnType", None),
+    "read_reference": ("no reference to copy", None),
+    "monkeypatch_torch": (None, ZEROS),
+    "results_json": (None, V_V),
+    "read_secret": (None, V_V),
+    "gc_walk": (None, V_V),
+    "network": (None, V_V),
+    "symlinks": (None, V_V),
+    "kill_parent": ("REFUSED", V_V),
+    "print_200mb": ("[output truncated]", "print_200mb"),
+    "lingering_thread": (None, "lingering_thread"),
+}
+
+
+@pytest.fixture(scope="module")
+def grading(sandbox):
+    grade = pytest.importorskip("grader.grade")
+    control = grade.grade_file(REPO_ROOT / "reference" / "attention.py", sandbox=sandbox)
+    assert control.score == control.max_score > 0
+    return grade
+
+
+@needs_namespaces
+@pytest.mark.parametrize("name", sorted(GRADE_GALLERY))
+def test_gallery_earns_nothing_through_grading(name, sandbox, grading, tmp_path):
+    reason, twin = GRADE_GALLERY[name]
+    report = grading.grade_file(gallery(name), sandbox=sandbox, secret="gallery-secret")
+    assert report.runtime.isolation == sandbox.isolation
+    if reason is not None:
+        assert reason in report.model_dump_json(), f"{name}: the report should name {reason!r}"
+    if twin is None:
+        assert report.score == 0, f"{name} earned {report.score}"
+    else:
+        honest = tmp_path / "honest.py"
+        honest.write_text(_function_only(twin) if twin in GRADE_GALLERY else twin)
+        baseline = grading.grade_file(honest, sandbox=sandbox, secret="gallery-secret")
+        assert report.score <= baseline.score, f"{name} outscored its honest twin"
+        if name == "print_200mb":
+            assert report.score == baseline.score  # chatty, but graded normally
+    after = grading.grade_file(REPO_ROOT / "reference" / "attention.py", sandbox=sandbox)
+    assert after.score == after.max_score, f"the submission after {name} was not graded normally"
+
+
+def test_killing_the_server_is_survived(sandbox, open_sandbox):
+    if sandbox.isolation == "namespaces+uid":
+        res = sandbox.run(gallery("kill_parent"), attention_calls(1))
+        assert "REFUSED PermissionError" in res.output and res.replies["c0"].meta["ok"] is True
+    # The control: unisolated (root here), the kill lands, and the sandbox recovers.
+    old = open_sandbox.zygote_pid
+    res = open_sandbox.run(gallery("kill_parent"), attention_calls(2))
+    assert res.failure.kind == "process_exit" and "server died" in res.failure.message
+    assert _failure_kinds(res) <= {"process_exit"}  # replies that beat the kill are graded as data
+    assert open_sandbox.zygote_pid != old
+    assert_healthy(open_sandbox)
+
+
+def test_cpu_rlimit_names_a_timeout(capsys):
+    # A wall-clock deadline longer than the CPU limit: RLIMIT_CPU (SIGXCPU) must end it first.
+    limits = Limits(call_s=6.0, load_s=3.0, submission_s=10.0, cpu_s=1)
+    with Sandbox(limits=limits, isolate=False) as sb:
+        res = sb.run(gallery("infinite_loop"), attention_calls(1))
+    failure = res.failures["c0"]
+    assert failure.kind == "timeout" and "CPU time limit" in failure.message
+    assert res.wall_s < 4.0
+    # Unisolated, the one-line warning says what is not enforced.
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "rlimits-only" in err[0] and "can read every file" in err[0]

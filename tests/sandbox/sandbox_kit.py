@@ -1,9 +1,11 @@
-"""One warm sandbox per test session; short deadlines so timeouts cost about a second."""
+"""Fixtures and helpers for the sandbox tests. Not a conftest.py: another folder's tests do
+`from conftest import ...`, which a second conftest module would shadow."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -38,19 +40,6 @@ def gallery(name: str) -> Path:
     return GALLERY / f"{name}.py"
 
 
-@pytest.fixture(scope="session")
-def sandbox():
-    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
-        yield sb
-
-
-@pytest.fixture(scope="session")
-def open_sandbox():
-    """No namespaces, no uid drop: the negative control for every isolation test."""
-    with Sandbox(limits=TEST_LIMITS, isolate=False, quiet=True) as sb:
-        yield sb
-
-
 def assert_healthy(sb: Sandbox) -> None:
     """The next submission in the same run is graded normally, and nothing was left behind."""
     calls = attention_calls(2, seed=7)
@@ -64,7 +53,17 @@ def assert_healthy(sb: Sandbox) -> None:
         assert reply.meta["ok"] is True
         torch.testing.assert_close(reply.tensors["out"], out)
         torch.testing.assert_close(reply.tensors["weights"], weights)
-    assert leftover_processes(sb) == []
+    assert no_leftovers(sb)
+
+
+def no_leftovers(sb: Sandbox, within_s: float = 3.0) -> bool:
+    """The zygote reaps a finished child while the grader checks its replies: give it a moment."""
+    end = time.monotonic() + within_s
+    while leftover_processes(sb):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def load_reference():
