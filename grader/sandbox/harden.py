@@ -63,14 +63,14 @@ def _outermost(paths: list[Path]) -> list[Path]:
     return [p for p in paths if not any(q in p.parents for q in paths)]
 
 
-def _cover(target: Path, inside: list[Path]) -> None:
+def _cover(target: Path, inside: list[Path], options: str = "size=64k,nr_inodes=256,mode=755") -> None:
     """Replace `target` by an empty tmpfs (a file by /dev/null) and bind back only the kept
     directories `inside` it: two mounts for a whole checkout instead of one per entry."""
     if not target.is_dir():
         mount("/dev/null", str(target), None, MS_BIND)
         return
     handles = [(k, os.open(k, os.O_PATH)) for k in inside]  # taken before the cover hides them
-    mount("sandbox-cover", str(target), "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,nr_inodes=256,mode=755")
+    mount("sandbox-cover", str(target), "tmpfs", MS_NOSUID | MS_NODEV, options)
     for k, fd in handles:
         os.makedirs(k, mode=0o755, exist_ok=True)
         mount(f"/proc/self/fd/{fd}", str(k), None, MS_BIND | MS_REC)
@@ -87,11 +87,14 @@ def hide(targets: list[str], keep: list[str]) -> None:
         _cover(target, _outermost([k for k in kept if target in k.parents]))
 
 
-def private_tmp() -> None:
+def private_tmp(keep: list[str]) -> None:
+    """Fresh /tmp and /dev/shm; a kept path below them (a checkout in /tmp, say) is bound back in."""
+    kept = [Path(os.path.realpath(k)) for k in keep if os.path.exists(k)]
     # /tmp root-owned 755: the child writes only in its scratch dir below it.
     for d, mode in (("/tmp", "755"), ("/dev/shm", "1777")):
         if os.path.isdir(d):
-            mount("sandbox-tmp", d, "tmpfs", MS_NOSUID | MS_NODEV, f"size=64m,mode={mode}")
+            inside = _outermost([k for k in kept if Path(d) in k.parents])
+            _cover(Path(d), inside, f"size=64m,mode={mode}")
 
 
 def _closed_ancestor(path: Path) -> Path | None:

@@ -213,7 +213,7 @@ class Zygote:
             harden.enter_namespaces()
             harden.hide(self.hidden + req.hidden, self.keep)
             harden.expose(self.keep)
-            harden.private_tmp()
+            harden.private_tmp(self.keep)
         if self.root:
             uid = self.uid
         path = harden.make_scratch(scratch, source, uid)
