@@ -8,6 +8,7 @@ transposed axis cannot hide behind a square matrix.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from dataclasses import dataclass, field
@@ -27,6 +28,13 @@ class Probe:
     family: str
     call: Frame
     info: dict = field(default_factory=dict)
+    _memo: dict = field(default_factory=dict, repr=False)
+
+    def memo(self, key: str, compute, *args):
+        """Expected values are computed once per probe (visible probes: once per process)."""
+        if key not in self._memo:
+            self._memo[key] = compute(*args)
+        return self._memo[key]
 
     @property
     def t(self) -> dict[str, torch.Tensor]:
@@ -173,7 +181,17 @@ def _head(gen: torch.Generator, pid: str, n_embd: int, d_k: int, d_v: int | None
     return Probe(pid, "head", Frame("call", meta, tensors), {"n_params": (2 * d_k + dv) * n_embd})
 
 
+@functools.cache
+def _visible() -> tuple[Probe, ...]:
+    return tuple(_build_visible())
+
+
 def visible_probes() -> list[Probe]:
+    """Fixed and public; built once per process and never modified."""
+    return list(_visible())
+
+
+def _build_visible() -> list[Probe]:
     gen = torch.Generator().manual_seed(VISIBLE_SEED)
     q, k, v = worked_example()
     bumped = v.clone()

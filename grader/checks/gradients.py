@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import torch
 
 from grader.checks import expected
@@ -24,7 +26,7 @@ def _compare_grads(cases: Cases, reply: Reply, want: dict[str, torch.Tensor], to
             cases.fail(f"The gradient of {label} is all zeros: nothing flows back through it.", fmt(target), fmt(got))
         else:
             cases.check(close(got, target, tol), f"The gradient of {label} differs from the reference.",
-                        fmt(target), fmt(got))
+                        partial(fmt, target), partial(fmt, got))
 
 
 def gradient_flow(obs: Observations, tol: TolFn) -> object:
@@ -33,7 +35,7 @@ def gradient_flow(obs: Observations, tol: TolFn) -> object:
         if not reply.ok:
             cases.error(reply, f"causal_attention with gradients on probe {probe.id}")
             continue
-        want = expected.attention_grads(*(probe.t[n] for n in ("q", "k", "v", "grad_out")))
+        want = probe.memo("grads", expected.attention_grads, *(probe.t[n] for n in ("q", "k", "v", "grad_out")))
         _compare_grads(cases, reply, want, tol("float64"), "q, k and v")
     return cases.outcome("Finite, non-zero gradients reach q, k and v and match the reference.")
 
@@ -44,6 +46,6 @@ def single_head_gradients(obs: Observations, tol: TolFn) -> object:
         if not reply.ok:
             cases.error(reply, f"SingleHead on probe {probe.id}")
             continue
-        want = {n: g for n, g in expected.head(probe.t).items() if n.startswith("grad_")}
+        want = {n: g for n, g in probe.memo("head", expected.head, probe.t).items() if n.startswith("grad_")}
         _compare_grads(cases, reply, want, tol("float64"), "the projections")
     return cases.outcome("Every projection (query, key, value) receives a finite, non-zero gradient.")

@@ -90,8 +90,7 @@ def mask_structure(obs: Observations, tol: TolFn) -> object:
         sums = w.sum(-1)
         t = tol(dtype_name(reply["weights"]))
         good = bool(torch.isfinite(sums).all()) and bool(torch.allclose(sums, torch.ones_like(sums), atol=t.atol * T))
-        row0 = sums.reshape(-1, T)[0]
         cases.check(good, "Rows of the weights do not sum to one. Each row is a distribution over the allowed "
                     "sources; zeroing future weights after softmax leaves rows that sum to less than one.",
-                    "every row sums to 1", f"row sums {fmt(row0)}")
+                    "every row sums to 1", f"row sums {fmt(sums.reshape(-1, T)[0])}")
     return cases.outcome("Weights are zero above the diagonal and each row sums to one.")

@@ -19,7 +19,7 @@ from grader.probes import Probe
 def compare_to_sdpa(cases: Cases, probe: Probe, reply: Reply, tol: TolFn, *, base=None) -> None:
     """out and weights of one reply against SDPA on the same (or equivalent `base`) inputs."""
     q, k = base if base is not None else (probe.t["q"], probe.t["k"])
-    want_out, want_w = expected.attention(q, k, probe.t["v"])
+    want_out, want_w = probe.memo("attention", expected.attention, q, k, probe.t["v"])
     in_dtype = dtype_name(probe.t["q"])
     t = tol(in_dtype)
     for name, want in (("out", want_out), ("weights", want_w)):

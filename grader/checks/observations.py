@@ -11,6 +11,7 @@ from grader.checks.base import Tolerance
 from grader.probes import Probe, ProbeSet
 
 TolFn = Callable[[str], Tolerance]
+Shown = str | Callable[[], str] | None
 
 
 @dataclass
@@ -100,11 +101,13 @@ class Cases:
     def error(self, reply: Reply, what: str) -> None:
         self.problems.append((True, f"{what} raised {reply.error_type}: {reply.error}", None, None))
 
-    def check(self, good: bool, message: str, expected: str | None = None, observed: str | None = None) -> bool:
+    def check(self, good: bool, message: str, expected: Shown = None, observed: Shown = None) -> bool:
+        """expected/observed may be callables: numbers are formatted only for a failing case."""
         if good:
             self.ok()
         else:
-            self.fail(message, expected, observed)
+            self.fail(message, expected() if callable(expected) else expected,
+                      observed() if callable(observed) else observed)
         return good
 
     def outcome(self, passed_feedback: str):

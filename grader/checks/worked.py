@@ -68,13 +68,13 @@ def value_intervention(obs: Observations, tol: TolFn) -> object:
         same = torch.equal(base["weights"], bumped["weights"])
         cases.check(same, "Changing only a value changed the weights. Queries and keys decide the routing; "
                     "values are only the packages being routed.",
-                    fmt(base["weights"]), fmt(bumped["weights"]))
+                    lambda: fmt(base["weights"]), lambda: fmt(bumped["weights"]))
         delta = bumped["out"][..., 0].double() - base["out"][..., 0].double()
         # Each receiver's first coordinate grows by 7 times its weight on source 0: [7, 7/3, 1].
         expected = VALUE_BUMP * WORKED_WEIGHTS[:, 0]
         cases.check(close(delta, expected, tol("float64")),
                     "Adding 7 to the first value's first coordinate should raise the final output's first "
-                    "coordinate by exactly 7 x 1/7 = 1.", fmt(expected), fmt(delta))
+                    "coordinate by exactly 7 x 1/7 = 1.", lambda: fmt(expected), lambda: fmt(delta))
     except (KeyError, RuntimeError, IndexError):
         cases.fail("The outputs of the two runs could not be compared: check their shapes.")
     return cases.outcome("Weights unchanged and the final output rose by exactly 1: routing and payload are separate.")
