@@ -20,11 +20,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from grader.grade import grade_file  # noqa: E402
-from grader.probes import build_probes  # noqa: E402
+from grader.grade import grade_file, grade_files  # noqa: E402
+from grader.probes import build_probes, hidden_seed  # noqa: E402
 from grader.sandbox import Sandbox  # noqa: E402
 
 REFERENCE = ROOT / "reference" / "attention.py"
+SECRET = "bench-secret"
+CLASS_SIZE = 20
 
 
 def timed(fn, n: int) -> list[float]:
@@ -45,11 +47,12 @@ def main() -> None:
     def fresh() -> None:
         subprocess.run([sys.executable, "-c", "import torch"], check=True)
 
-    with Sandbox() as sb:
-        calls = build_probes(None).calls()
+    with Sandbox() as sb, Sandbox() as second:
+        # Visible and hidden probes, as an instructor's grade sends them.
+        calls = build_probes(hidden_seed(SECRET, REFERENCE.read_bytes())).calls()
 
         def grade() -> None:
-            report = grade_file(REFERENCE, sandbox=sb)
+            report = grade_file(REFERENCE, sandbox=sb, secret=SECRET)
             if report.score != report.max_score:
                 sys.exit(
                     f"the reference scored {report.score}/{report.max_score}: the benchmark is meaningless"
@@ -63,14 +66,19 @@ def main() -> None:
         def one_call() -> None:
             sb.run(REFERENCE, calls[:1])
 
+        def class_run() -> None:
+            # A class of CLASS_SIZE files: two warm sandboxes run the next files while this one is judged.
+            grade_files([REFERENCE] * CLASS_SIZE, secret=SECRET, sandboxes=[sb, second])
+
         for warm_up in (grade, run, one_call):
             timed(warm_up, 2)  # the grader's own one-off lazy imports
-        results: dict[str, list[float]] = {"fresh": [], "grade": [], "run": [], "one": []}
+        results: dict[str, list[float]] = {"fresh": [], "grade": [], "run": [], "one": [], "class": []}
         for _ in range(2):
             results["fresh"] += timed(fresh, (args.fresh + 1) // 2)
             results["grade"] += timed(grade, (args.warm + 1) // 2)
             results["run"] += timed(run, (args.warm + 1) // 2)
             results["one"] += timed(one_call, (args.warm + 1) // 2)
+            results["class"] += [t / CLASS_SIZE for t in timed(class_run, 2)]
         isolation = sb.isolation
     med = {k: statistics.median(v) for k, v in results.items()}
     f = med["fresh"]
@@ -78,11 +86,13 @@ def main() -> None:
     print(f"isolation: {isolation}; {len(calls)} probe calls per submission")
     for key, label in (
         ("grade", "full grade_file (sandbox + checks + report)"),
+        ("class", f"per file in a class run of {CLASS_SIZE} (grade_files)"),
         ("run", "sandbox only, all probes"),
         ("one", "sandbox fixed cost, one call"),
     ):
         print(f"{label:45s} median {med[key] * 1000:6.1f} ms   fresh/warm = {f / med[key]:5.1f}x")
-    print(f"ratio fresh/warm (full grade): {f / med['grade']:.1f}x (target >= 50x)")
+    print(f"ratio fresh/warm (full grade, one file): {f / med['grade']:.1f}x; "
+          f"per file in a class run: {f / med['class']:.1f}x (target >= 50x)")
 
 
 if __name__ == "__main__":

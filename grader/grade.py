@@ -10,8 +10,11 @@ import atexit
 import functools
 import hashlib
 import os
+import queue
 import sys
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -115,66 +118,106 @@ def _visuals(obs: Observations) -> Visuals:
     return visuals
 
 
-def grade_file(path: Path, *, sandbox: Sandbox, rubric: Rubric | None = None, secret: str | None = None,
-               audience: str = "instructor", catalogue: Catalogue | None = None,
-               hint_state_path: Path | None = None, hint_key: str | None = None,
-               hidden_paths: Iterable[Path] = ()) -> Report:
-    """Grade one file. Never raises for anything the file does."""
-    path = Path(path)
-    rubric = rubric or default_rubric(INSTRUCTOR_RUBRIC if audience == "instructor" else SELF_CHECK_RUBRIC)
-    catalogue = catalogue or catalogue_data.load()
+@dataclass
+class Executed:
+    """What running one file in the sandbox produced; judging it needs no sandbox."""
+
+    path: Path
+    probes: ProbeSet
+    run: RunResult
+    source: str
+    unreadable: str | None = None
+
+
+def execute(path: Path, *, sandbox: Sandbox, rubric: Rubric, secret: str | None, audience: str,
+            hidden_paths: Iterable[Path] = ()) -> Executed:
     try:
         source = path.read_bytes()[:MAX_SOURCE_BYTES]
     except OSError as exc:
-        source = b""
-        unreadable = str(exc)
-    else:
-        unreadable = None
-    hidden = audience == "instructor" and any(c.visibility != "visible" for c in rubric.checks)
-    seed = hidden_seed(secret or "", source) if hidden else None
-    probes = build_probes(seed)
-    if unreadable:
         run = RunResult(load=None, replies={}, failures={}, failure=None, output="", isolation=sandbox.isolation,
                         wall_s=0.0)
-        obs = observations(run, probes, "", rubric)
-        obs.load_error = Reply(False, error_type="import_error", error=f"cannot read the file: {unreadable}")
-    else:
-        run = sandbox.run(path, probes.calls(), hidden_paths=list(hidden_paths))
-        obs = observations(run, probes, source.decode("utf-8", "replace"), rubric)
+        return Executed(path, build_probes(None), run, "", unreadable=str(exc))
+    hidden = audience == "instructor" and any(c.visibility != "visible" for c in rubric.checks)
+    probes = build_probes(hidden_seed(secret or "", source) if hidden else None)
+    run = sandbox.run(path, probes.calls(), hidden_paths=list(hidden_paths))
+    return Executed(path, probes, run, source.decode("utf-8", "replace"))
+
+
+def judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Catalogue | None = None,
+          hint_state_path: Path | None = None, hint_key: str | None = None) -> Report:
+    """Checks, diagnosis and scoring, all from the returned tensors."""
+    obs = observations(executed.run, executed.probes, executed.source, rubric)
+    if executed.unreadable:
+        obs.load_error = Reply(False, error_type="import_error", error=f"cannot read the file: {executed.unreadable}")
     outcomes = {cid: _evaluate(cid, obs, rubric) for cid in rubric.check_ids}
-    diagnoses = diagnose(obs, outcomes, catalogue)
-    key = hashlib.sha256((hint_key or str(path.resolve())).encode()).hexdigest()[:16]
+    diagnoses = diagnose(obs, outcomes, catalogue or catalogue_data.load())
+    key = hashlib.sha256((hint_key or str(executed.path.resolve())).encode()).hexdigest()[:16]
     scored = score_checks(rubric, outcomes, audience=audience, hint_key=key, hint_state_path=hint_state_path)
+    run = executed.run
     return Report(
-        submission=str(path), score=scored.score, max_score=scored.max_score, checks=scored.checks,
+        submission=str(executed.path), score=scored.score, max_score=scored.max_score, checks=scored.checks,
         groups=scored.groups, diagnoses=diagnoses,
         runtime=Runtime(isolation=run.isolation, wall_s=round(run.wall_s, 3), output=run.output),
         visuals=_visuals(obs),
     )
 
 
+def grade_file(path: Path, *, sandbox: Sandbox, rubric: Rubric | None = None, secret: str | None = None,
+               audience: str = "instructor", catalogue: Catalogue | None = None,
+               hint_state_path: Path | None = None, hint_key: str | None = None,
+               hidden_paths: Iterable[Path] = ()) -> Report:
+    """Grade one file. Never raises for anything the file does."""
+    rubric = rubric or default_rubric(INSTRUCTOR_RUBRIC if audience == "instructor" else SELF_CHECK_RUBRIC)
+    executed = execute(Path(path), sandbox=sandbox, rubric=rubric, secret=secret, audience=audience,
+                       hidden_paths=hidden_paths)
+    return judge(executed, rubric=rubric, audience=audience, catalogue=catalogue,
+                 hint_state_path=hint_state_path, hint_key=hint_key)
+
+
 def grade_files(paths: Iterable[Path], *, rubric: Rubric | None = None, secret: str | None = None,
-                sandbox: Sandbox | None = None, on_report: Callable[[Report], None] | None = None) -> list[Report]:
-    """A whole class; one broken submission never stops the others."""
+                sandboxes: list[Sandbox] | None = None, workers: int = 2,
+                on_report: Callable[[Report], None] | None = None) -> list[Report]:
+    """A whole class, in order; one broken submission never stops the others.
+
+    While one file is judged here, the next `workers` run in their own warm sandboxes, so the
+    sandbox's waits (fork, pipes) and the checks' arithmetic overlap on the machine's cores.
+    """
     paths = [Path(p) for p in paths]
     if not paths:
         return []
+    rubric = rubric or default_rubric(INSTRUCTOR_RUBRIC)
     folders = sorted({p.resolve().parent for p in paths})  # other students' files stay out of reach
-    own = sandbox is None
-    if own:
-        sandbox = Sandbox()
-        sandbox.start()
+    owned = [] if sandboxes else [Sandbox() for _ in range(max(1, min(workers, len(paths))))]
+    free: queue.Queue[Sandbox] = queue.Queue()
+    for sb in owned:
+        sb.start()
+    for sb in sandboxes or owned:
+        free.put(sb)
+
+    def run(path: Path) -> Executed:
+        sb = free.get()  # each sandbox serves one file at a time
+        try:
+            return execute(path, sandbox=sb, rubric=rubric, secret=secret, audience="instructor",
+                           hidden_paths=folders)
+        finally:
+            free.put(sb)
+
     try:
         reports = []
-        for path in paths:
-            report = grade_file(path, sandbox=sandbox, rubric=rubric, secret=secret, hidden_paths=folders)
-            reports.append(report)
-            if on_report:
-                on_report(report)
+        with ThreadPoolExecutor(max_workers=free.qsize(), thread_name_prefix="sandbox") as ahead:
+            window = [ahead.submit(run, p) for p in paths[: free.qsize()]]
+            for following in [*paths[len(window):], *[None] * len(window)]:
+                executed = window.pop(0).result()
+                if following is not None:
+                    window.append(ahead.submit(run, following))
+                report = judge(executed, rubric=rubric, audience="instructor")
+                reports.append(report)
+                if on_report:
+                    on_report(report)
         return reports
     finally:
-        if own:
-            sandbox.close()
+        for sb in owned:
+            sb.close()
 
 
 _shared: Sandbox | None = None

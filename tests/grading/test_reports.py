@@ -100,3 +100,13 @@ def test_attention_without_single_head_yet_is_graded_on_attention(sandbox, tmp_p
     assert status["worked_example"] == status["leak_intervention"] == "passed"
     assert status["single_head"] == "error" and status["single_head_gradients"] == "skipped"
     assert report.diagnoses[0].id == "missing_function" and "SingleHead" in report.diagnoses[0].message
+
+
+def test_class_run_in_parallel_sandboxes_matches_one_by_one(sandbox):
+    from grader.grade import grade_files
+
+    picks = [p for p in MUTANTS if mutant_id(p) in ("zero_fill_mask", "syntax_error", "no_mask")]
+    paths = [picks[0], REFERENCE, picks[1], picks[2], REFERENCE]
+    together = grade_files(paths, secret=SECRET, workers=2)
+    one_by_one = [grade_file(p, sandbox=sandbox, secret=SECRET) for p in paths]
+    assert [_without_timing(r) for r in together] == [_without_timing(r) for r in one_by_one]
