@@ -18,8 +18,8 @@ from pydantic import BaseModel, ValidationError
 
 from grader.grade import grade_files
 from grader.paths import atomic_write_text
-from grader.report.markdown import report_filename
 from grader.report.models import Report
+from grader.report.view import report_filename
 from grader.rubric import Rubric
 
 

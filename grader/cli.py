@@ -67,7 +67,8 @@ def _grade(args) -> int:
 
 def _write_extras(reports, html, markdown, *, single: bool, audience: str) -> None:
     from grader.report.html import write_html
-    from grader.report.markdown import report_filename, write_markdown
+    from grader.report.markdown import write_markdown
+    from grader.report.view import report_filename
 
     for target, writer, suffix in ((html, write_html, ".html"), (markdown, write_markdown, ".md")):
         if not target:

@@ -9,7 +9,9 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from grader.report.markdown import (
+from grader.report.models import CheckReport, Report
+from grader.report.plots import heatmap_png, row_change_png
+from grader.report.view import (
     PROBLEM,
     Audience,
     fmt_number,
@@ -19,8 +21,6 @@ from grader.report.markdown import (
     shown_checks,
     truncate,
 )
-from grader.report.models import CheckReport, Report
-from grader.report.plots import heatmap_png, row_change_png
 
 # Scoped under .grader-report so the same fragment can sit inside a Jupyter page without restyling it.
 _CSS = """

@@ -1,102 +1,22 @@
-"""Markdown feedback (Gradescope, GitHub), plus the small view helpers every renderer shares.
-
-The helpers live here because this module imports nothing heavy: the terminal path must not pay
-for matplotlib, and the HTML path needs the same choices (what to show, how to word the headline).
-"""
+"""Markdown feedback, for places that render markdown (Gradescope, GitHub)."""
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable, Sequence
-from pathlib import Path, PurePath
-from typing import Literal
+from pathlib import Path
 
-from grader.report.models import CheckReport, Heatmap, Report
-
-Audience = Literal["student", "instructor"]
-OUTPUT_LIMIT = 2000  # characters of the submission's own printing shown back; it can be anything
-PROBLEM = ("failed", "error")
-Matrix = Sequence[Sequence[float | None]]
-
-
-# ---- shared view helpers -------------------------------------------------------------------
-
-
-def shown_checks(report: Report, audience: Audience) -> tuple[list[CheckReport], int]:
-    """Checks this audience may see, and how many were held back. Students see only 'visible' ones."""
-    if audience == "instructor":
-        return list(report.checks), 0
-    shown = [c for c in report.checks if c.visibility == "visible"]
-    return shown, len(report.checks) - len(shown)
-
-
-def problems(checks: Sequence[CheckReport]) -> list[CheckReport]:
-    return [c for c in checks if c.status in PROBLEM]
-
-
-def headline(report: Report, checks: Sequence[CheckReport], *, pictures: bool = True) -> str:
-    bad = problems(checks)
-    if not checks:
-        return "No checks ran."
-    if not bad:
-        praise = f"All {len(checks)} checks passed. Nicely done"
-        if not pictures:
-            return praise + "."
-        return (praise + ": the pictures show your weights next to the correct ones, one row per receiving "
-                "position, each row a set of shares over the sources it may see.")
-    return f"{len(bad)} of {len(checks)} checks need another look. Start with the diagnosis below."
-
-
-def points_formatter(values: Sequence[float]) -> Callable[[float], str]:
-    """One decimal count for a whole column (at most 2), so the points line up."""
-    decimals = 0
-    for v in values:
-        for d in range(3):
-            if abs(round(v, d) - v) < 1e-9:
-                decimals = max(decimals, d)
-                break
-        else:
-            decimals = 2
-    return lambda v: f"{v:.{decimals}f}"
-
-
-def fmt_number(value: float | None, digits: int = 3) -> str:
-    return "NaN" if is_missing(value) else f"{value:.{digits}f}"
-
-
-def truncate(text: str, limit: int = OUTPUT_LIMIT) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"\n... ({len(text) - limit} more characters not shown)"
-
-
-def is_missing(value: float | None) -> bool:
-    """None stands for NaN/inf in the Report; a float NaN/inf is treated the same way."""
-    return value is None or not math.isfinite(value)
-
-
-def leaked_cells(student: Matrix | None) -> list[tuple[int, int]]:
-    """(receiving position, source) pairs above the diagonal where the student's weight is not zero."""
-    if student is None:
-        return []
-    return [
-        (i, j)
-        for i, row in enumerate(student)
-        for j, w in enumerate(row)
-        if j > i and not is_missing(w) and w != 0.0
-    ]
-
-
-def report_filename(submission: str, suffix: str) -> str:
-    """A file name for one submission's report that is safe anywhere and keeps batch names distinct."""
-    stem = str(PurePath(submission).with_suffix("")).strip("/\\") or "report"
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", stem.replace("/", "__").replace("\\", "__")) + suffix
-
-
-STATUS_WORD = {"passed": "passed", "failed": "FAILED", "error": "ERROR", "skipped": "skipped"}
-
-# ---- markdown --------------------------------------------------------------------------------
+from grader.report.models import Heatmap, Report
+from grader.report.view import (
+    STATUS_WORD,
+    Audience,
+    fmt_number,
+    headline,
+    leaked_cells,
+    points_formatter,
+    problems,
+    shown_checks,
+    truncate,
+)
 
 # Punctuation that means something anywhere in a line; "(" only matters after "]", which is escaped.
 _MD_INLINE = re.compile(r"([\\`*_\[\]|~])")

@@ -18,8 +18,8 @@ from matplotlib.colors import LinearSegmentedColormap  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
-from grader.report.markdown import Matrix, is_missing, leaked_cells  # noqa: E402
 from grader.report.models import Heatmap  # noqa: E402
+from grader.report.view import Matrix, is_missing, leaked_cells  # noqa: E402
 
 DPI = 80  # modest: a report holds several pictures and must stay small
 # Only "Software" is written by default; dropping it keeps the bytes identical across matplotlib versions.

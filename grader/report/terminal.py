@@ -12,7 +12,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from grader.report.markdown import (
+from grader.report.models import CheckReport, Report
+from grader.report.view import (
     STATUS_WORD,
     Audience,
     headline,
@@ -21,7 +22,6 @@ from grader.report.markdown import (
     shown_checks,
     truncate,
 )
-from grader.report.models import CheckReport, Report
 
 DETAILS = {"student": 3, "instructor": 0}  # a screenful; the HTML and markdown reports have every one
 TERMINAL_OUTPUT_LIMIT = 600  # the full printout is in the HTML report; a terminal only needs a taste

@@ -11,9 +11,9 @@ import pytest
 from test_render_samples import HOSTILE_OUTPUT, failing_report, passing_report
 
 from grader.report.html import render_fragment, render_html, write_html
-from grader.report.markdown import leaked_cells, report_filename
 from grader.report.models import Heatmap, Visuals
 from grader.report.plots import heatmap_png, row_change_png
+from grader.report.view import leaked_cells, report_filename
 
 _VOID = {"meta", "img", "br", "hr", "input", "link", "col", "area", "base", "embed", "source", "wbr"}
 # Tags that fetch or run something; a self-contained report has none of them.

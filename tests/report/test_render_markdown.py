@@ -6,7 +6,8 @@ import re
 
 from test_render_samples import failing_report, passing_report
 
-from grader.report.markdown import md_code_block, md_escape, points_formatter, render_markdown
+from grader.report.markdown import md_code_block, md_escape, render_markdown
+from grader.report.view import points_formatter
 
 
 def test_failing_report_has_checks_diagnosis_and_fixes():
