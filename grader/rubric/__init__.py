@@ -2,7 +2,7 @@
 
 The format lives in `model.py` (pydantic; its JSON Schema is `grader/schemas/rubric.schema.json`),
 loading with FILE:LINE:COLUMN problems in `load.py`, scoring in `score.py`, the CLI verb in `cli.py`
-(`python -m grader rubric validate FILE...`, also `python -m grader.rubric validate FILE...`).
+(`python -m grader rubric validate FILE...`).
 
 Decisions the rest of the grader relies on:
 

@@ -275,7 +275,7 @@ def test_command_line_exit_status_and_no_traceback(tmp_path):
     bad.write_text(VALID.replace("points: 3", "points: -3"))
     good = Path(__file__).parents[2] / "rubrics" / "self_check.yaml"
     run = subprocess.run(
-        [sys.executable, "-m", "grader.rubric", "validate", str(good), str(bad)],
+        [sys.executable, "-m", "grader", "rubric", "validate", str(good), str(bad)],
         capture_output=True, text=True, timeout=60,
     )
     assert run.returncode == 2
