@@ -1,20 +1,16 @@
 """The quiz file's shape: items (numeric, choice, concepts, self) and recall cards.
 
-These models are the contract; ``write_schema`` publishes them as grader/schemas/quiz.schema.json.
+These models are the contract; `python -m grader schemas` publishes them as grader/schemas/quiz.schema.json.
 """
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
-from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from grader.quiz.phrases import Phrasing
-
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "quiz.schema.json"
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
 
@@ -207,17 +203,3 @@ class Quiz(_Model):
 
     def item(self, item_id: str):
         return next((i for i in self.items if i.id == item_id), None)
-
-
-def schema_text() -> str:
-    schema = Quiz.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = "quiz.schema.json"
-    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
-
-
-def write_schema(path: Path = SCHEMA_PATH) -> Path:
-    """Regenerate the published schema from the models (never edit the JSON by hand)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(schema_text(), encoding="utf-8")
-    return path

@@ -27,11 +27,10 @@ Decisions the rest of the grader relies on:
 
 from grader.rubric.cli import register
 from grader.rubric.load import RubricError, load_rubric, parse_rubric
-from grader.rubric.model import SCHEMA_PATH, Rubric, RubricCheck, schema_text, write_schema
+from grader.rubric.model import Rubric, RubricCheck
 from grader.rubric.score import ScoredChecks, score_checks
 
 __all__ = [
-    "SCHEMA_PATH",
     "Rubric",
     "RubricCheck",
     "RubricError",
@@ -39,7 +38,5 @@ __all__ = [
     "load_rubric",
     "parse_rubric",
     "register",
-    "schema_text",
     "score_checks",
-    "write_schema",
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
@@ -11,8 +10,6 @@ from pydantic_core import PydanticCustomError
 from grader.checks.base import DEFAULT_TOLERANCES, Tolerance
 from grader.checks.registry import CHECK_IDS, CHECKS
 from grader.report.models import Visibility
-
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "rubric.schema.json"
 
 # A Literal of the registry's ids puts them in the JSON Schema, so editors can complete them.
 CheckId = Literal[CHECK_IDS]  # type: ignore[valid-type]
@@ -206,17 +203,3 @@ def _cycle_problems(rubric: Rubric, index: dict[str, int]) -> list[Problem]:
         if check.id not in state:
             visit(check.id)
     return problems
-
-
-def schema_text() -> str:
-    from grader import schemas  # one writer for every schema, so `grader schemas` and this agree
-
-    return schemas.schema_text(Rubric, "rubric")
-
-
-def write_schema(path: Path | None = None) -> Path:
-    """Regenerate the rubric's JSON Schema from the models (editors validate YAML with it)."""
-    path = path or SCHEMA_PATH
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(schema_text(), encoding="utf-8")
-    return path
