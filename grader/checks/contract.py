@@ -68,7 +68,11 @@ def shape_validation(obs: Observations, tol: TolFn) -> object:
 
 
 def static_forbidden(source: str, names: tuple[str, ...]) -> list[str]:
-    """Ready-made attention the source names, found by parsing (so comments don't count)."""
+    """Ready-made attention the source reaches for, found by parsing (so comments don't count).
+
+    Attribute access (F.scaled_dot_product_attention, torch._C._nn...), imports from torch and
+    string constants (getattr(F, "...")) count; a student's own helper of the same name does not.
+    """
     if not any(name in source for name in names):
         return []  # most submissions: no need to parse at all
     try:
@@ -78,13 +82,16 @@ def static_forbidden(source: str, names: tuple[str, ...]) -> list[str]:
     docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
     found = set()
     for node in ast.walk(tree):
-        if id(node) in docstrings:
-            continue
         match node:
-            case ast.Attribute(attr=name) | ast.Name(id=name) | ast.alias(name=name):
-                found.update(f for f in names if name == f)
-            case ast.Constant(value=str(text)):  # getattr(F, "scaled_dot_product_attention")
-                found.update(f for f in names if f in text)
+            case ast.Attribute(attr=text):
+                pass
+            case ast.ImportFrom(module=module, names=aliases) if (module or "").startswith("torch"):
+                text = " ".join(a.name for a in aliases)
+            case ast.Constant(value=str(text)) if id(node) not in docstrings:
+                pass
+            case _:
+                continue
+        found.update(f for f in names if f in text)
     return sorted(found)
 
 

@@ -39,15 +39,21 @@ def _forbid(name: str):
     return tripwire
 
 
+# Every public and private door to PyTorch's fused attention, not only the documented one.
+_FORBIDDEN_PARTS = ("scaled_dot_product", "multi_head_attention_forward")
+
+
+def _doors() -> list[tuple[object, str]]:
+    owners = (torch.nn.functional, torch, torch._C._nn, torch.ops.aten)
+    doors = [(owner, name) for owner in owners for name in dir(owner)
+             if any(part in name for part in _FORBIDDEN_PARTS)]
+    return [*doors, (nn.MultiheadAttention, "forward")]
+
+
 @contextlib.contextmanager
 def tripwires() -> Iterator[None]:
     """Replace the ready-made attention entry points for the duration (forever, in a child)."""
-    F = torch.nn.functional
-    saved = [
-        (F, "scaled_dot_product_attention", F.scaled_dot_product_attention),
-        (F, "multi_head_attention_forward", F.multi_head_attention_forward),
-        (nn.MultiheadAttention, "forward", nn.MultiheadAttention.forward),
-    ]
+    saved = [(owner, attr, getattr(owner, attr)) for owner, attr in _doors()]
     for owner, attr, _ in saved:
         setattr(owner, attr, _forbid(f"{getattr(owner, '__name__', owner)}.{attr}"))
     try:

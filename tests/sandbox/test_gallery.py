@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import socket
-import time
 from pathlib import Path
 
 import pytest
@@ -309,13 +308,6 @@ def test_isolation_level_is_reported(sandbox, open_sandbox):
     assert sandbox.run(gallery("exit_in_call"), attention_calls(1)).isolation == expected
 
 
-def test_warm_run_is_fast(sandbox):
-    # Not a benchmark (bench/warm_vs_fresh.py is): only a guard against a cold path sneaking in.
-    t0 = time.monotonic()
-    assert_healthy(sandbox)
-    assert time.monotonic() - t0 < 2.0
-
-
 # -- the same gallery through the whole grading pipeline --------------------------------------
 V_V = "def causal_attention(q, k, v):\n    return v, v\n"
 ZEROS = (
@@ -358,6 +350,7 @@ GRADE_GALLERY = {
     "kill_parent": ("REFUSED", V_V),
     "print_200mb": ("[output truncated]", "print_200mb"),
     "lingering_thread": (None, "lingering_thread"),
+    "sdpa_side_door": ("forbidden_api", None),
 }
 
 
