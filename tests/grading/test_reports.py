@@ -65,10 +65,10 @@ def test_grade_json_is_one_array_in_order_and_validates(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-def test_check_on_the_template_says_nothing_is_implemented():
+def test_check_on_the_template_says_nothing_is_implemented(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "GRADER_DATA_DIR": str(tmp_path)}
     proc = subprocess.run([sys.executable, "-m", "grader", "check", str(TEMPLATE)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300, env={"PATH": "/usr/bin:/bin",
-                                                                             "NO_COLOR": "1"})
+                          capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr
     assert "Nothing is implemented yet" in proc.stdout
     assert "Traceback" not in proc.stdout + proc.stderr
