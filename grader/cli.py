@@ -14,6 +14,9 @@ def _check(args) -> int:
     from grader.grade import self_check
     from grader.report.terminal import render_terminal
 
+    if not Path(args.file).is_file():
+        print(f"grader: {args.file} is not a file; pass the path of your attention.py", file=sys.stderr)
+        return 2
     report = self_check(Path(args.file), hint_state_path=paths.hint_state())
     if args.json:
         print(report.model_dump_json(indent=2))
@@ -35,6 +38,9 @@ def _grade(args) -> int:
         print(f"grader: warning: ${rubric.secret_env} is not set; hidden probes are seeded by the file alone, "
               "so a student who has this grader could precompute them", file=sys.stderr)
     paths = expand(args.files)
+    if not paths:
+        print(f"grader: no submissions found in {' '.join(args.files)}", file=sys.stderr)
+        return 2
     if args.gradescope and len(paths) != 1:
         print("grader: --gradescope takes exactly one submission", file=sys.stderr)
         return 2

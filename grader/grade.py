@@ -148,7 +148,7 @@ def judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Catal
     """Checks, diagnosis and scoring, all from the returned tensors."""
     obs = observations(executed.run, executed.probes, executed.source, rubric)
     if executed.unreadable:
-        obs.load_error = Reply(False, error_type="import_error", error=f"cannot read the file: {executed.unreadable}")
+        obs.load_error = Reply(False, error_type="unreadable", error=f"cannot read the file: {executed.unreadable}")
     outcomes = {cid: _evaluate(cid, obs, rubric) for cid in rubric.check_ids}
     diagnoses = diagnose(obs, outcomes, catalogue or catalogue_data.load())
     key = hashlib.sha256((hint_key or str(executed.path.resolve())).encode()).hexdigest()[:16]

@@ -227,6 +227,8 @@ def diagnose(obs: Observations, outcomes: dict[str, CheckOutcome], catalogue: Ca
         seen.add(did)
         m = catalogue.misconceptions[did]
         evidence = said or _EVIDENCE.get(did, "").format_map(facts)
-        message = " ".join(p for p in (evidence, m.explanation) if p)
+        # A file that could not even be read says nothing about what is inside it.
+        unread = obs.load_error is not None and obs.load_error.error_type == "unreadable"
+        message = " ".join(p for p in (evidence, "" if unread else m.explanation) if p)
         diagnoses.append(Diagnosis(id=did, title=m.title, message=message, section=m.section))
     return diagnoses[:MAX_DIAGNOSES]
