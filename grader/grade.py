@@ -30,7 +30,7 @@ from grader.diagnosis.engine import diagnose
 from grader.probes import WORKED_WEIGHTS, ProbeSet, build_probes, hidden_seed
 from grader.report.models import Heatmap, Report, Runtime, Visuals
 from grader.rubric import Rubric, load_rubric, score_checks
-from grader.sandbox import RunResult, Sandbox
+from grader.sandbox import RunResult, Sandbox, protocol
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTRUCTOR_RUBRIC = ROOT / "rubrics" / "causal_attention.yaml"
@@ -44,11 +44,16 @@ def default_rubric(path: Path) -> Rubric:
 
 
 def _reply(frame) -> Reply:
-    """A child's reply frame as checks see it; every field is re-typed, since the child is untrusted."""
-    meta = frame.meta if isinstance(frame.meta, dict) else {}
-    ok = meta.get("ok") is True
-    error_type = None if ok else str(meta.get("error_type", "unknown"))[:80]
-    return Reply(ok, frame.tensors, meta, error_type, None if ok else str(meta.get("error_message", ""))[:600])
+    """A child's reply frame as checks see it, re-typed by a model: the child is untrusted."""
+    meta = protocol.parse(protocol.ReplyMeta, frame.meta)
+    if meta is None:
+        return Reply(False, error_type="protocol_error", error="the reply's fields have the wrong types")
+    clean = meta.model_dump(exclude_none=True)
+    if meta.ok and not {"out", "weights"} <= frame.tensors.keys():
+        return Reply(False, error_type="protocol_error", error="a reply claimed success without out and weights")
+    if meta.ok:
+        return Reply(True, frame.tensors, clean)
+    return Reply(False, {}, clean, (meta.error_type or "unknown")[:80], meta.error_message[:600])
 
 
 def observations(run: RunResult, probes: ProbeSet, source: str, rubric: Rubric) -> Observations:
@@ -58,16 +63,18 @@ def observations(run: RunResult, probes: ProbeSet, source: str, rubric: Rubric) 
     obs = Observations(probes, {}, source=source, required=required, forbidden=forbidden)
     if run.load is None or run.load.kind != "loaded":
         failure = run.failure
-        if run.load is not None:
-            meta = run.load.meta
-            obs.load_error = Reply(False, {}, meta, str(meta.get("error_type"))[:80], str(meta.get("message"))[:600])
+        meta = protocol.parse(protocol.LoadErrorMeta, run.load.meta) if run.load is not None else None
+        if meta is not None:
+            obs.load_error = Reply(False, {}, meta.model_dump(), meta.error_type[:80], meta.message[:600])
         else:
-            kind = failure.kind if failure else "process_exit"
-            obs.load_error = Reply(False, error_type=kind, error=failure.message if failure else "no reply")
+            kind = failure.kind if failure else "protocol_error" if run.load is not None else "process_exit"
+            obs.load_error = Reply(False, error_type=kind, error=failure.message if failure else "no valid reply")
         return obs
-    names, defined = run.load.meta.get("names", []), run.load.meta.get("defined", [])
-    obs.load_names = tuple(str(n) for n in names if isinstance(n, str))
-    obs.defined = tuple(str(n) for n in defined if isinstance(n, str))
+    loaded = protocol.parse(protocol.LoadedMeta, run.load.meta)
+    if loaded is None:
+        obs.load_error = Reply(False, error_type="protocol_error", error="the 'loaded' frame has the wrong types")
+        return obs
+    obs.load_names, obs.defined = tuple(loaded.names), tuple(loaded.defined)
     obs.replies = {pid: _reply(frame) for pid, frame in run.replies.items()}
     for pid, failure in run.failures.items():
         obs.replies[pid] = Reply(False, error_type=failure.kind, error=failure.message)

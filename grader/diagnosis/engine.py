@@ -227,8 +227,9 @@ def diagnose(obs: Observations, outcomes: dict[str, CheckOutcome], catalogue: Ca
         seen.add(did)
         m = catalogue.misconceptions[did]
         evidence = said or _EVIDENCE.get(did, "").format_map(facts)
-        # A file that could not even be read says nothing about what is inside it.
-        unread = obs.load_error is not None and obs.load_error.error_type == "unreadable"
-        message = " ".join(p for p in (evidence, "" if unread else m.explanation) if p)
+        # import_error is also where unreadable files and garbled pipes land: explain only a real import.
+        odd = did == "import_error" and obs.load_error is not None and \
+            obs.load_error.error_type not in ("ImportError", "ModuleNotFoundError")
+        message = " ".join(p for p in (evidence, "" if odd else m.explanation) if p)
         diagnoses.append(Diagnosis(id=did, title=m.title, message=message, section=m.section))
     return diagnoses[:MAX_DIAGNOSES]

@@ -351,6 +351,8 @@ GRADE_GALLERY = {
     "print_200mb": ("[output truncated]", "print_200mb"),
     "lingering_thread": (None, "lingering_thread"),
     "sdpa_side_door": ("forbidden_api", None),
+    "forged_frames": ("protocol_error", None),
+    "forged_replies": ("protocol_error", None),
 }
 
 

@@ -1,0 +1,50 @@
+"""What the runner's frames may say, checked on the grader's side: a child can write any bytes
+on its pipe (even before the runner speaks), so a frame that lies about its own shape becomes
+a protocol error for that call, never a crash of the grader."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+Text = str  # free text is truncated where it is shown, not here
+
+
+class _Meta(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class LoadedMeta(_Meta):
+    names: list[str] = Field(default=[], max_length=100)
+    defined: list[str] = Field(default=[], max_length=1000)
+
+
+class LoadErrorMeta(_Meta):
+    error_type: Text = "unknown"
+    message: Text = ""
+    lineno: int | None = None
+
+
+class LayerInfo(_Meta):
+    type: Text = ""
+    bias: bool = False
+    shape: list[int] = []
+
+
+class ReplyMeta(_Meta):
+    id: str
+    ok: bool
+    error_type: Text | None = None
+    error_message: Text = ""
+    grad: Literal["ok", "detached"] | None = None
+    grad_missing: list[str] = []
+    n_params: int | None = None
+    layers: dict[str, LayerInfo] = {}
+
+
+def parse(model: type[_Meta], meta: object) -> _Meta | None:
+    try:
+        return model.model_validate(meta)
+    except ValidationError:
+        return None
