@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.grade import ROOT, self_check
+from grader.grade import self_check
+from grader.paths import ROOT
 from grader.report.html import write_html
 from grader.report.terminal import render_terminal
 

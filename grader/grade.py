@@ -27,12 +27,12 @@ from grader.checks.registry import CHECKS
 from grader.diagnosis import catalogue as catalogue_data
 from grader.diagnosis.catalogue import Catalogue
 from grader.diagnosis.engine import diagnose
+from grader.paths import ROOT
 from grader.probes import WORKED_WEIGHTS, ProbeSet, build_probes, hidden_seed
 from grader.report.models import Heatmap, Report, Runtime, Visuals
 from grader.rubric import Rubric, load_rubric, score_checks
 from grader.sandbox import RunResult, Sandbox, protocol
 
-ROOT = Path(__file__).resolve().parents[1]
 INSTRUCTOR_RUBRIC = ROOT / "rubrics" / "causal_attention.yaml"
 SELF_CHECK_RUBRIC = ROOT / "rubrics" / "self_check.yaml"
 MAX_SOURCE_BYTES = 1 << 20

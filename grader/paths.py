@@ -8,6 +8,9 @@ from pathlib import Path
 
 import platformdirs
 
+# The checkout (or the student bundle) that holds grader/, rubrics/ and, for instructors, reference/.
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def data_dir() -> Path:
     return Path(os.environ.get("GRADER_DATA_DIR") or platformdirs.user_data_dir("attention-grader"))

@@ -7,22 +7,11 @@ the instructor rubric with its hidden checks, tests/ and any secret.
 from __future__ import annotations
 
 import shutil
+import tomllib
 from pathlib import Path
 
 from grader.diagnosis import catalogue
-
-ROOT = Path(__file__).resolve().parents[1]
-REQUIREMENTS = """torch>=2.2,<2.14
-numpy>=1.26,<3
-pydantic>=2.6,<3
-pyyaml>=6,<7
-jsonschema>=4.20,<5
-rich>=13,<16
-matplotlib>=3.8,<4
-fsrs>=6,<7
-platformdirs>=4,<5
-rapidfuzz>=3.5,<4
-"""
+from grader.paths import ROOT
 
 
 def build_bundle(out: Path) -> Path:
@@ -35,5 +24,7 @@ def build_bundle(out: Path) -> Path:
     shutil.copy(ROOT / "student_template" / "attention.py", out / "attention.py")
     shutil.copy(ROOT / "student_template" / "README.md", out / "README.md")
     shutil.copy(ROOT / "quiz.json", out / "quiz.json")
-    (out / "requirements.txt").write_text(REQUIREMENTS)
+    # The same pins as the project itself, read from pyproject.toml rather than written twice.
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    (out / "requirements.txt").write_text("\n".join(deps) + "\n")
     return out

@@ -16,8 +16,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from grader.diagnosis.fingerprint import Observation, differs, observe_file
+from grader.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 MUTANTS = ROOT / "reference" / "mutants"
 REFERENCE = ROOT / "reference" / "attention.py"
 DATA = Path(__file__).resolve().parents[1] / "data" / "catalogue.json"

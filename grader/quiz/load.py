@@ -11,9 +11,10 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from grader.paths import ROOT
 from grader.quiz.models import Quiz
 
-DEFAULT_QUIZ = Path(__file__).resolve().parents[2] / "quiz.json"
+DEFAULT_QUIZ = ROOT / "quiz.json"
 
 
 class QuizFileError(Exception):

@@ -22,11 +22,12 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from grader.paths import ROOT
 from grader.sandbox import zygote as zy
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
 from grader.sandbox.wire import Frame, WireError, encode, read_frame
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = ROOT
 DEFAULT_RUNNER = "grader.sandbox.runner:serve"
 # Gradescope keeps the autograder source, the submission and results.json under this root.
 GRADESCOPE_ROOT = "/autograder"
