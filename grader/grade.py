@@ -90,8 +90,6 @@ def _evaluate(check_id: str, obs: Observations, rubric: Rubric) -> CheckOutcome:
         return CheckOutcome("error", 0, 1, f"The submission does not define {needs}.")
     try:
         return EVALUATORS[check_id](obs, lambda dtype: rubric.tolerance(check_id, dtype))
-    except AssertionError:
-        raise  # a grader defect (e.g. a toothless probe) must be loud, never blamed on the student
     except Exception as exc:  # noqa: BLE001 - a malformed reply only makes its own check error
         print(f"grader: check {check_id} could not read the replies: {exc!r}", file=sys.stderr)
         return CheckOutcome("error", 0, 1, f"The submission's results for this check were malformed ({exc}).")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import torch
 
 from grader.checks.expected import unmasked
@@ -52,8 +54,10 @@ def leak_intervention(obs: Observations, tol: TolFn) -> object:
         base_probe, base = bases[probe.id.rsplit("leak.", 1)[0]]
         rows = probe.info["rows_fixed"]
         control = control_changes(base_probe, probe)[:rows]
-        if float(control.max()) < TEETH:  # a toothless probe is a grader defect, never the student's
-            raise AssertionError(f"probe {probe.id} does not move unmasked attention")
+        if float(control.max()) < TEETH:
+            # A probe that would not catch a leak proves nothing either way: leave it out, say so.
+            print(f"grader: probe {probe.id} does not move unmasked attention; not counted", file=sys.stderr)
+            continue
         if not (base.ok and reply.ok):
             cases.error(reply if not reply.ok else base, "causal_attention in the leak intervention")
             continue

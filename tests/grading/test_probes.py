@@ -1,0 +1,37 @@
+"""The probes themselves: the chapter's numbers, distinct sizes, and interventions with teeth."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.checks import expected
+from grader.checks.masking import TEETH, control_changes
+from grader.probes import WORKED_OUT, WORKED_WEIGHTS, ZERO_Q_OUT, build_probes, worked_example
+
+
+def test_sdpa_reproduces_the_chapters_closed_forms():
+    q, k, v = worked_example()
+    out, weights = expected.attention(q, k, v)
+    assert (out - WORKED_OUT).abs().max() < 1e-15 * 10 and (weights - WORKED_WEIGHTS).abs().max() < 1e-15
+    zero_out, _ = expected.attention(0 * q, k, v)
+    assert (zero_out - ZERO_Q_OUT).abs().max() < 1e-14
+
+
+@pytest.mark.parametrize("seed", [None, *range(40)])
+def test_every_leak_intervention_moves_unprotected_attention(seed):
+    """The negative control: each intervention would reveal a missing mask (or batch separation)."""
+    probes = build_probes(seed)
+    for prefix in {p.id.rsplit("leak.", 1)[0] for p in probes.family("leak")}:
+        base = probes.by_id[prefix + "leak.base"]
+        for probe in probes.family("leak"):
+            if probe.id.rsplit("leak.", 1)[0] == prefix and probe.info["kind"] != "base":
+                rows = probe.info["rows_fixed"]
+                assert float(control_changes(base, probe)[:rows].max()) > 100 * TEETH, probe.id
+
+
+@pytest.mark.parametrize("seed", [None, 1, 2])
+def test_named_dimensions_get_distinct_sizes(seed):
+    for probe in build_probes(seed).family("rand"):
+        q, v = probe.t["q"], probe.t["v"]
+        sizes = [*q.shape[:-2], q.shape[-2], q.shape[-1], v.shape[-1]]
+        assert len(set(sizes)) == len(sizes), (probe.id, sizes)
