@@ -28,19 +28,29 @@ def row_changes(base: torch.Tensor, changed: torch.Tensor, items: int) -> torch.
     return diff.nan_to_num(nan=float("inf")).amax(dim=(0, -1))
 
 
+def _control(p, kind: str) -> torch.Tensor:
+    """Attention without the protection that intervention `kind` tests, on one probe's inputs."""
+    q, k, v = p.t["q"], p.t["k"], p.t["v"]
+    if kind != "other_items":
+        return unmasked(q, k, v)
+    # Across items the protection is the batch axis itself: attend over all items as one sequence.
+    B, T = q.shape[:2]
+    flat = [t.reshape(1, B * T, t.shape[-1]) for t in (q, k, v)]
+    return unmasked(*flat).reshape(B, T, -1)
+
+
 def control_changes(base_probe, probe) -> torch.Tensor:
-    """How much the same intervention moves attention that lacks the protection under test."""
+    """How much the same intervention moves attention that lacks the protection under test.
 
-    def control(p) -> torch.Tensor:
-        q, k, v = p.t["q"], p.t["k"], p.t["v"]
-        if p.info["kind"] != "other_items":
-            return unmasked(q, k, v)
-        # Across items the protection is the batch axis itself: attend over all items as one sequence.
-        B, T = q.shape[:2]
-        flat = [t.reshape(1, B * T, t.shape[-1]) for t in (q, k, v)]
-        return unmasked(*flat).reshape(B, T, -1)
+    Memoised on the probes: the leak check and the report's picture both read it.
+    """
+    kind = probe.info["kind"]
 
-    return row_changes(control(base_probe), control(probe), probe.info["items_fixed"])
+    def changes() -> torch.Tensor:
+        base = base_probe.memo(f"control:{kind}", _control, base_probe, kind)
+        return row_changes(base, _control(probe, kind), probe.info["items_fixed"])
+
+    return probe.memo("control_changes", changes)
 
 
 def leak_intervention(obs: Observations, tol: TolFn) -> object:
