@@ -43,19 +43,6 @@ def default_rubric(path: Path) -> Rubric:
     return load_rubric(path)  # rubrics are frozen models: one load serves every submission
 
 
-def _reply(frame) -> Reply:
-    """A child's reply frame as checks see it, re-typed by a model: the child is untrusted."""
-    meta = protocol.parse(protocol.ReplyMeta, frame.meta)
-    if meta is None:
-        return Reply(False, error_type="protocol_error", error="the reply's fields have the wrong types")
-    clean = meta.model_dump(exclude_none=True)
-    if meta.ok and not {"out", "weights"} <= frame.tensors.keys():
-        return Reply(False, error_type="protocol_error", error="a reply claimed success without out and weights")
-    if meta.ok:
-        return Reply(True, frame.tensors, clean)
-    return Reply(False, {}, clean, (meta.error_type or "unknown")[:80], meta.error_message[:600])
-
-
 def observations(run: RunResult, probes: ProbeSet, source: str, rubric: Rubric) -> Observations:
     required = tuple(rubric.entry_points.functions) + tuple(rubric.entry_points.classes)
     # The last dotted part is what a submission's source names: F.scaled_dot_product_attention(...)
@@ -75,7 +62,7 @@ def observations(run: RunResult, probes: ProbeSet, source: str, rubric: Rubric) 
         obs.load_error = Reply(False, error_type="protocol_error", error="the 'loaded' frame has the wrong types")
         return obs
     obs.load_names, obs.defined = tuple(loaded.names), tuple(loaded.defined)
-    obs.replies = {pid: _reply(frame) for pid, frame in run.replies.items()}
+    obs.replies = {pid: Reply.from_frame(frame) for pid, frame in run.replies.items()}
     for pid, failure in run.failures.items():
         obs.replies[pid] = Reply(False, error_type=failure.kind, error=failure.message)
     return obs

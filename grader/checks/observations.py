@@ -9,6 +9,7 @@ import torch
 
 from grader.checks.base import Tolerance
 from grader.probes import Probe, ProbeSet
+from grader.sandbox import protocol
 
 TolFn = Callable[[str], Tolerance]
 Shown = str | Callable[[], str] | None
@@ -24,6 +25,19 @@ class Reply:
 
     def __getitem__(self, name: str) -> torch.Tensor:
         return self.tensors[name]
+
+    @classmethod
+    def from_frame(cls, frame) -> Reply:
+        """A reply frame as checks see it, re-typed by a model: a child can write anything."""
+        meta = protocol.parse(protocol.ReplyMeta, frame.meta)
+        if meta is None:
+            return cls(False, error_type="protocol_error", error="the reply's fields have the wrong types")
+        clean = meta.model_dump(exclude_none=True)
+        if meta.ok and not {"out", "weights"} <= frame.tensors.keys():
+            return cls(False, error_type="protocol_error", error="a reply claimed success without out and weights")
+        if meta.ok:
+            return cls(True, frame.tensors, clean)
+        return cls(False, {}, clean, (meta.error_type or "unknown")[:80], meta.error_message[:600])
 
 
 @dataclass

@@ -69,8 +69,7 @@ def observe_file(path: Path, probes: list[Probe]) -> dict[str, Observation]:
         module, loaded = load_module(str(path), name=f"catalogue_{path.stem}")
         replies = {}
         for probe in probes:
-            frame = answer(module, probe.call)
-            replies[probe.id] = Reply(frame.meta["ok"], frame.tensors, frame.meta, frame.meta.get("error_type"))
+            replies[probe.id] = Reply.from_frame(answer(module, probe.call))  # the lens students get
     return observe_replies(replies)
 
 
