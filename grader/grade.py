@@ -20,7 +20,6 @@ from pathlib import Path
 import torch
 
 from grader.checks.base import CheckOutcome
-from grader.checks.evaluators import EVALUATORS
 from grader.checks.masking import control_changes, row_changes
 from grader.checks.observations import Observations, Reply
 from grader.checks.registry import CHECKS
@@ -76,7 +75,7 @@ def _evaluate(check_id: str, obs: Observations, rubric: Rubric) -> CheckOutcome:
     if needs in obs.required and needs not in obs.load_names:
         return CheckOutcome("error", 0, 1, f"The submission does not define {needs}.")
     try:
-        return EVALUATORS[check_id](obs, lambda dtype: rubric.tolerance(check_id, dtype))
+        return CHECKS[check_id].run(obs, lambda dtype: rubric.tolerance(check_id, dtype))
     except Exception as exc:  # noqa: BLE001 - a malformed reply only makes its own check error
         print(f"grader: check {check_id} could not read the replies: {exc!r}", file=sys.stderr)
         return CheckOutcome("error", 0, 1, f"The submission's results for this check were malformed ({exc}).")

@@ -1,1 +1,4 @@
-"""Checks: one module per family; `evaluators.EVALUATORS` maps each registered id to its function."""
+"""Checks: one module per family, each check declared once with `@check` next to its function.
+
+`registry.CHECKS` collects the declarations; `CheckSpec.run` evaluates one.
+"""

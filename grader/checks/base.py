@@ -1,11 +1,26 @@
-"""What every check returns, before the rubric turns it into points."""
+"""What every check is (its declaration) and what it returns, before the rubric turns it into points.
+
+A check is declared once, next to its function in its family module, with `@check(...)`: its id,
+title, group, chapter section, the entry point it needs, what it proves and what a passing student
+is told. `grader.checks.registry` collects the declarations; nothing else lists checks.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 Outcome = Literal["passed", "failed", "error"]
+
+# Chapter sections a check sends the student back to.
+HIDE = "Hide future positions before normalization"
+SHARES = "Turn scores into shares"
+DELIVER = "Deliver the weighted values"
+HEAD = "Part 2: the full head"
+PROVE_TEETH = "Part 3: prove the mask has teeth"
+TRAINABLE = "Part 4: connect to trainable code"
+BASELINE = "Part 1: a baseline you already understand"
 
 
 @dataclass(frozen=True)
@@ -31,4 +46,37 @@ class CheckOutcome:
     feedback: str
     expected: str | None = None
     observed: str | None = None
-    details: list[str] = field(default_factory=list)
+
+
+Evaluator = Callable[..., CheckOutcome]
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """One check, declared once: everything the registry, the rubric and the report know about it."""
+
+    id: str
+    title: str
+    group: str
+    section: str
+    proves: str
+    passed: str  # what a student whose submission passes is told
+    needs: str = "causal_attention"  # the entry point the check calls
+    evaluate: Evaluator | None = field(default=None, compare=False, repr=False)
+
+    def run(self, obs, tol) -> CheckOutcome:
+        outcome = self.evaluate(obs, tol)
+        if outcome.status == "passed" and not outcome.feedback:
+            outcome = replace(outcome, feedback=self.passed)
+        return outcome
+
+
+def check(id: str, *, title: str, group: str, section: str, proves: str, passed: str,
+          needs: str = "causal_attention") -> Callable[[Evaluator], Evaluator]:
+    """Declare the decorated function as check `id`; the registry finds it on its family module."""
+
+    def declare(fn: Evaluator) -> Evaluator:
+        fn.check_spec = CheckSpec(id, title, group, section, proves, passed, needs, fn)
+        return fn
+
+    return declare

@@ -8,10 +8,15 @@ from functools import partial
 import torch
 
 from grader.checks import expected
+from grader.checks.base import HEAD, TRAINABLE, CheckOutcome, check
 from grader.checks.observations import Cases, Observations, TolFn, close, dtype_name, fmt
 
 
-def return_contract(obs: Observations, tol: TolFn) -> object:
+@check("return_contract", title="Returns (out, weights)", group="Contract", section=HEAD,
+       proves="causal_attention returns a pair of plain tensors (out, weights) with the right "
+              "shapes, dtype and device.",
+       passed="causal_attention returns (out, weights) with shapes (..., T, d_v) and (..., T, T).")
+def return_contract(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in [(p, obs.reply(p.id)) for p in obs.probes.probes if p.family in ("worked", "rand")]:
         if not reply.ok:
@@ -31,10 +36,13 @@ def return_contract(obs: Observations, tol: TolFn) -> object:
         cases.check(tuple(out.shape) == want_out and tuple(w.shape) == want_w,
                     f"On probe {probe.id} out should be {want_out} (..., T, d_v) and weights {want_w} (..., T, T).",
                     f"out {want_out}, weights {want_w}", f"out {tuple(out.shape)}, weights {tuple(w.shape)}")
-    return cases.outcome("causal_attention returns (out, weights) with shapes (..., T, d_v) and (..., T, T).")
+    return cases.outcome()
 
 
-def inputs_unchanged(obs: Observations, tol: TolFn) -> object:
+@check("inputs_unchanged", title="Inputs are not modified", group="Contract", section=HEAD,
+       proves="q, k and v hold the same numbers after the call as before.",
+       passed="q, k and v hold the same numbers after the call.")
+def inputs_unchanged(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in obs.family("rand"):
         if not reply.ok:
@@ -46,10 +54,13 @@ def inputs_unchanged(obs: Observations, tol: TolFn) -> object:
             cases.check(same, f"{name} was modified by the call (an in-place operation such as {name} /= ... or "
                         f"{name}.mul_). Callers keep using their tensors: compute new ones instead.",
                         partial(fmt, probe.t[name]), partial(fmt, after))
-    return cases.outcome("q, k and v hold the same numbers after the call.")
+    return cases.outcome()
 
 
-def shape_validation(obs: Observations, tol: TolFn) -> object:
+@check("shape_validation", title="Shape validation", group="Contract", section=HEAD,
+       proves="Mismatched batch dimensions or sequence lengths raise ValueError naming the shapes.",
+       passed="Mismatched batch dimensions, lengths and widths raise ValueError.")
+def shape_validation(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     what = {"batch": "batch dimensions that only broadcast", "length": "different sequence lengths",
             "width": "different query and key widths"}
@@ -64,7 +75,7 @@ def shape_validation(obs: Observations, tol: TolFn) -> object:
                     f"With {kind} ({shapes}) causal_attention should raise ValueError naming the shapes; "
                     + ("it returned a result instead." if reply.ok else f"it raised {raised}."),
                     "ValueError", "a result" if reply.ok else str(raised))
-    return cases.outcome("Mismatched batch dimensions, lengths and widths raise ValueError.")
+    return cases.outcome()
 
 
 def static_forbidden(source: str, names: tuple[str, ...]) -> list[str]:
@@ -95,7 +106,10 @@ def static_forbidden(source: str, names: tuple[str, ...]) -> list[str]:
     return sorted(found)
 
 
-def forbidden_api(obs: Observations, tol: TolFn) -> object:
+@check("forbidden_api", title="Attention written by hand", group="Contract", section=HEAD,
+       proves="The submission neither calls scaled_dot_product_attention nor nn.MultiheadAttention.",
+       passed="Attention is written by hand: no scaled_dot_product_attention or MultiheadAttention.")
+def forbidden_api(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     static = static_forbidden(obs.source, obs.forbidden)
     cases.check(not static, f"The source uses {', '.join(static)}. The exercise is to write the scores, the mask, "
@@ -103,10 +117,15 @@ def forbidden_api(obs: Observations, tol: TolFn) -> object:
     tripped = [pid for pid, r in obs.replies.items() if r.error_type == "ForbiddenAPI"]
     cases.check(not tripped, "At run time the submission called PyTorch's ready-made attention.",
                 "no call", f"{len(tripped)} probes")
-    return cases.outcome("Attention is written by hand: no scaled_dot_product_attention or MultiheadAttention.")
+    return cases.outcome()
 
 
-def single_head(obs: Observations, tol: TolFn) -> object:
+@check("single_head", title="SingleHead module", group="Contract", section=TRAINABLE, needs="SingleHead",
+       proves="SingleHead(6, 2) has query/key/value Linear layers without bias, 36 parameters, and "
+              "maps (2, 4, 6) to out (2, 4, 2) and weights (2, 4, 4) matching the reference.",
+       passed="SingleHead(6, 2) has 36 parameters and maps (2, 4, 6) to out (2, 4, 2), weights (2, "
+              "4, 4).")
+def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     t = tol("float64")
     for probe, reply in obs.family("head"):
@@ -136,4 +155,4 @@ def single_head(obs: Observations, tol: TolFn) -> object:
                         f"{tuple(want[name].shape)} and match the reference, got shape {shape} "
                         f"in {dtype_name(got) if got is not None else 'nothing'}.",
                         partial(fmt, want[name]), partial(fmt, got))
-    return cases.outcome("SingleHead(6, 2) has 36 parameters and maps (2, 4, 6) to out (2, 4, 2), weights (2, 4, 4).")
+    return cases.outcome()

@@ -7,6 +7,7 @@ from functools import partial
 import torch
 
 from grader.checks import expected
+from grader.checks.base import TRAINABLE, CheckOutcome, check
 from grader.checks.observations import Cases, Observations, Reply, TolFn, close, fmt
 
 
@@ -29,7 +30,10 @@ def _compare_grads(cases: Cases, reply: Reply, want: dict[str, torch.Tensor], to
                         partial(fmt, target), partial(fmt, got))
 
 
-def gradient_flow(obs: Observations, tol: TolFn) -> object:
+@check("gradient_flow", title="Gradients reach q, k and v", group="Gradients", section=TRAINABLE,
+       proves="Gradients of q, k and v are finite, non-zero and match the reference.",
+       passed="Finite, non-zero gradients reach q, k and v and match the reference.")
+def gradient_flow(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in obs.family("grad"):
         if not reply.ok:
@@ -37,10 +41,14 @@ def gradient_flow(obs: Observations, tol: TolFn) -> object:
             continue
         want = probe.memo("grads", expected.attention_grads, *(probe.t[n] for n in ("q", "k", "v", "grad_out")))
         _compare_grads(cases, reply, want, tol("float64"), "q, k and v")
-    return cases.outcome("Finite, non-zero gradients reach q, k and v and match the reference.")
+    return cases.outcome()
 
 
-def single_head_gradients(obs: Observations, tol: TolFn) -> object:
+@check("single_head_gradients", title="Gradients reach every projection", group="Gradients", section=TRAINABLE, needs="SingleHead",
+       proves="Every projection of SingleHead gets a finite, non-zero gradient matching the "
+              "reference.",
+       passed="Every projection (query, key, value) receives a finite, non-zero gradient.")
+def single_head_gradients(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in obs.family("head"):
         if not reply.ok:
@@ -48,4 +56,4 @@ def single_head_gradients(obs: Observations, tol: TolFn) -> object:
             continue
         want = {n: g for n, g in probe.memo("head", expected.head, probe.t).items() if n.startswith("grad_")}
         _compare_grads(cases, reply, want, tol("float64"), "the projections")
-    return cases.outcome("Every projection (query, key, value) receives a finite, non-zero gradient.")
+    return cases.outcome()

@@ -6,6 +6,7 @@ import sys
 
 import torch
 
+from grader.checks.base import HIDE, PROVE_TEETH, CheckOutcome, check
 from grader.checks.expected import unmasked
 from grader.checks.observations import Cases, Observations, TolFn, dtype_name, fmt
 
@@ -53,7 +54,12 @@ def control_changes(base_probe, probe) -> torch.Tensor:
     return probe.memo("control_changes", changes)
 
 
-def leak_intervention(obs: Observations, tol: TolFn) -> object:
+@check("leak_intervention", title="No information from the future", group="Masking", section=PROVE_TEETH,
+       proves="Changing only future keys and values leaves earlier output rows unchanged, and batch "
+              "items never see each other.",
+       passed="Changing future keys and values, or other batch items, left earlier rows untouched; "
+              "the same change moves unmasked attention, so the probe has teeth.")
+def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     leak = obs.family("leak")
     bases = {p.id.rsplit("leak.", 1)[0]: (p, r) for p, r in leak if p.info["kind"] == "base"}
@@ -80,11 +86,13 @@ def leak_intervention(obs: Observations, tol: TolFn) -> object:
         cases.check(not leaked, f"{_STORY[probe.info['kind']]}: rows 0..{rows - 1} moved by up to {worst:.6f}. "
                     "Each receiving position may use only sources up to and including itself.",
                     "0 change in every earlier row", f"largest change {worst:.6f}, per row {fmt(changes)}")
-    return cases.outcome("Changing future keys and values, or other batch items, left earlier rows untouched; "
-                         "the same change moves unmasked attention, so the probe has teeth.")
+    return cases.outcome()
 
 
-def mask_structure(obs: Observations, tol: TolFn) -> object:
+@check("mask_structure", title="Causal mask structure", group="Masking", section=HIDE,
+       proves="Weights are exactly zero above the diagonal and every row sums to one.",
+       passed="Weights are zero above the diagonal and each row sums to one.")
+def mask_structure(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for _, reply in [(None, obs.reply("we")), *obs.family("rand")]:
         if not reply.ok:
@@ -107,4 +115,4 @@ def mask_structure(obs: Observations, tol: TolFn) -> object:
         cases.check(good, "Rows of the weights do not sum to one. Each row is a distribution over the allowed "
                     "sources; zeroing future weights after softmax leaves rows that sum to less than one.",
                     "every row sums to 1", f"row sums {fmt(sums.reshape(-1, T)[0])}")
-    return cases.outcome("Weights are zero above the diagonal and each row sums to one.")
+    return cases.outcome()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from grader.checks import expected
+from grader.checks.base import HEAD, SHARES, TRAINABLE, CheckOutcome, check
 from grader.checks.observations import (
     Cases,
     Observations,
@@ -49,22 +50,34 @@ def _each(obs: Observations, families: tuple[str, ...], cases: Cases):
                 cases.error(reply, f"causal_attention on probe {probe.id}")
 
 
-def shift_invariance(obs: Observations, tol: TolFn) -> object:
+@check("shift_invariance", title="Stable softmax under large scores", group="Numerics", section=SHARES,
+       proves="Shifting every score by about 1000 changes nothing and produces no NaN or inf.",
+       passed="Scores near 1000 gave the same weights as the unshifted scores, with no NaN or inf: "
+              "softmax subtracts the row maximum.")
+def shift_invariance(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in _each(obs, ("shift",), cases):
         compare_to_sdpa(cases, probe, reply, tol, base=probe.info["base"])
-    return cases.outcome("Scores near 1000 gave the same weights as the unshifted scores, with no NaN or inf: "
-                         "softmax subtracts the row maximum.")
+    return cases.outcome()
 
 
-def random_probes(obs: Observations, tol: TolFn) -> object:
+@check("random_probes", title="Random probes", group="Numerics", section=HEAD,
+       proves="Seeded float64 probes with distinct batch, length and widths, with 0, 1 and 2 batch "
+              "dimensions and extreme scores, match a trusted reference.",
+       passed="Every random probe, with and without batch dimensions, matches the trusted reference.")
+def random_probes(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in _each(obs, ("rand",), cases):
         compare_to_sdpa(cases, probe, reply, tol)
-    return cases.outcome("Every random probe, with and without batch dimensions, matches the trusted reference.")
+    return cases.outcome()
 
 
-def sdpa_parity(obs: Observations, tol: TolFn) -> object:
+@check("sdpa_parity", title="Parity with scaled_dot_product_attention", group="Numerics", section=TRAINABLE,
+       proves="float32 and float64 outputs agree with PyTorch's SDPA within dtype tolerances and "
+              "keep the input dtype.",
+       passed="float32 and float64 results agree with scaled_dot_product_attention and keep their "
+              "dtype.")
+def sdpa_parity(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in _each(obs, ("f32", "rand"), cases):
         want = dtype_name(probe.t["q"])
@@ -73,4 +86,4 @@ def sdpa_parity(obs: Observations, tol: TolFn) -> object:
             continue
         if probe.family == "f32":
             compare_to_sdpa(cases, probe, reply, tol)
-    return cases.outcome("float32 and float64 results agree with scaled_dot_product_attention and keep their dtype.")
+    return cases.outcome()

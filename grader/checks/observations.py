@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from grader.checks.base import Tolerance
+from grader.checks.base import CheckOutcome, Tolerance
 from grader.probes import Probe, ProbeSet
 from grader.sandbox import protocol
 
@@ -124,14 +124,12 @@ class Cases:
                       observed() if callable(observed) else observed)
         return good
 
-    def outcome(self, passed_feedback: str):
-        from grader.checks.base import CheckOutcome
-
+    def outcome(self, passed_feedback: str = "") -> CheckOutcome:
+        """The verdict; a passing outcome's text comes from the check's declaration unless given."""
         total = self.passed + len(self.problems)
         if not self.problems:
             return CheckOutcome("passed", self.passed, total, passed_feedback)
         errored = [p for p in self.problems if p[0]]
         is_error, message, expected, observed = (errored or self.problems)[0]
-        details = [p[1] for p in self.problems[1:6]]
         status = "error" if errored else "failed"
-        return CheckOutcome(status, self.passed, total, message, expected, observed, details)
+        return CheckOutcome(status, self.passed, total, message, expected, observed)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from grader.checks.base import BASELINE, DELIVER, CheckOutcome, check
 from grader.checks.observations import Cases, Observations, TolFn, close, first_bad_row, fmt
 from grader.probes import VALUE_BUMP, WORKED_OUT, WORKED_WEIGHTS, ZERO_Q_OUT, ZERO_Q_WEIGHTS
 
@@ -33,37 +34,51 @@ def _compare(cases: Cases, reply, name: str, expected: torch.Tensor, tol, story)
     )
 
 
-def worked_example(obs: Observations, tol: TolFn) -> object:
+@check("worked_example", title="Worked example", group="Worked example", section=DELIVER,
+       proves="The chapter's three-position example gives weights [1,0,0], [1/3,2/3,0], "
+              "[1/7,2/7,4/7] and outputs [2,0], [2/3,8/3], [26/7,16/7].",
+       passed="Weights [1/7, 2/7, 4/7] at the final position and output [3.714286, 2.285714]: a "
+              "blend, not the winning value.")
+def worked_example(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases, reply = Cases(), obs.reply("we")
     if not reply.ok:
         cases.error(reply, "causal_attention on the worked example")
-        return cases.outcome("")
+        return cases.outcome()
     t = tol("float64")
     _compare(cases, reply, "weights", WORKED_WEIGHTS, t, WORKED_ROWS)
     _compare(cases, reply, "out", WORKED_OUT, t, WORKED_ROWS)
-    return cases.outcome("Weights [1/7, 2/7, 4/7] at the final position and output [3.714286, 2.285714]: "
-                         "a blend, not the winning value.")
+    return cases.outcome()
 
 
-def zero_queries(obs: Observations, tol: TolFn) -> object:
+@check("zero_queries", title="Zero queries give plain averages", group="Worked example", section=BASELINE,
+       proves="With every query zero, each receiver averages the values it is allowed to see "
+              "([2.666667, 2.0] at the end).",
+       passed="Zero queries give plain averages of the allowed values: [2.666667, 2.000000] at the "
+              "end.")
+def zero_queries(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases, reply = Cases(), obs.reply("we.zero_q")
     if not reply.ok:
         cases.error(reply, "causal_attention with zero queries")
-        return cases.outcome("")
+        return cases.outcome()
     t = tol("float64")
     story = ["With every query zero all scores are zero, so each receiver averages the sources it may see."] * 3
     _compare(cases, reply, "weights", ZERO_Q_WEIGHTS, t, story)
     _compare(cases, reply, "out", ZERO_Q_OUT, t, story)
-    return cases.outcome("Zero queries give plain averages of the allowed values: [2.666667, 2.000000] at the end.")
+    return cases.outcome()
 
 
-def value_intervention(obs: Observations, tol: TolFn) -> object:
+@check("value_intervention", title="Value-only intervention", group="Worked example", section=DELIVER,
+       proves="Adding 7 to the first value's first coordinate leaves the weights identical and "
+              "raises the last output's first coordinate by exactly 1.",
+       passed="Weights unchanged and the final output rose by exactly 1: routing and payload are "
+              "separate.")
+def value_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     base, bumped = obs.reply("we"), obs.reply("we.value_bump")
     for reply in (base, bumped):
         if not reply.ok:
             cases.error(reply, "causal_attention in the value-only intervention")
-            return cases.outcome("")
+            return cases.outcome()
     try:
         same = torch.equal(base["weights"], bumped["weights"])
         cases.check(same, "Changing only a value changed the weights. Queries and keys decide the routing; "
@@ -77,4 +92,4 @@ def value_intervention(obs: Observations, tol: TolFn) -> object:
                     "coordinate by exactly 7 x 1/7 = 1.", lambda: fmt(expected), lambda: fmt(delta))
     except (KeyError, RuntimeError, IndexError):
         cases.fail("The outputs of the two runs could not be compared: check their shapes.")
-    return cases.outcome("Weights unchanged and the final output rose by exactly 1: routing and payload are separate.")
+    return cases.outcome()
