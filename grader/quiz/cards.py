@@ -102,9 +102,7 @@ def run_review(
     """Interactive review; saves after every rating so quitting (or a crash) loses nothing."""
     scheduler = scheduler or make_scheduler()
     state = load_state(path)
-    due = due_cards(quiz, state, now())
-    if limit is not None:
-        due = due[:limit]
+    due = due_cards(quiz, state, now())[:limit]
     if not due:
         upcoming = min((_fsrs_card(c, state, now()).due for c in quiz.cards), default=None)
         say("No cards due." + (f" Next one due {upcoming.isoformat(timespec='minutes')}." if upcoming else ""))
@@ -127,5 +125,7 @@ def run_review(
         when = review(card, RATINGS[answer], state, scheduler, now())
         save_state(path, state)
         say(f"  next review: {when.isoformat(timespec='minutes')}")
-    say("\nAll due cards reviewed.")
+    # Counted again: --limit may have left cards, and "Again" can make a card due at once.
+    left = len(due_cards(quiz, state, now()))
+    say(f"\n{left} card(s) still due; run the cards again to review them." if left else "\nAll due cards reviewed.")
     return 0

@@ -98,9 +98,19 @@ def test_cards_cli_with_fixed_clock(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "next review: 2026-10-10T09:10+00:00" in proc.stdout
     assert "next review: 2026-10-18T09:00+00:00" in proc.stdout
+    # --limit 2 of 8 new cards: the session says what is left, not "All due cards reviewed".
+    assert f"{len(QUIZ.cards) - 2} card(s) still due" in proc.stdout
+    assert "All due cards reviewed" not in proc.stdout
     saved = json.loads(state.read_text())
     assert set(saved["cards"]) == {QUIZ.cards[0].id, QUIZ.cards[1].id}
     listing = subprocess.run(cmd + ["--list"], capture_output=True, text=True, cwd=ROOT)
     assert f"{QUIZ.cards[1].id}" in listing.stdout and "2026-10-18T09:00" in listing.stdout
     bad = subprocess.run(cmd[:-1] + ["yesterday"], capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2 and "not an ISO date-time" in bad.stderr
+
+
+def test_review_without_limit_ends_with_all_reviewed(tmp_path):
+    lines = iter(["", "4"] * len(QUIZ.cards))
+    said = []
+    run_review(QUIZ, tmp_path / "c.json", ask=lambda _: next(lines), say=said.append, now=lambda: T0)
+    assert said[-1].strip() == "All due cards reviewed."
