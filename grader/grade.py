@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import torch
@@ -26,19 +27,17 @@ from grader.checks.registry import CHECKS
 from grader.diagnosis import catalogue as catalogue_data
 from grader.diagnosis.catalogue import Catalogue
 from grader.diagnosis.engine import diagnose
-from grader.paths import ROOT
+from grader.paths import INSTRUCTOR_RUBRIC, SELF_CHECK_RUBRIC
 from grader.probes import WORKED_WEIGHTS, ProbeSet, build_probes, hidden_seed
 from grader.report.models import Heatmap, Report, Runtime, Visuals
 from grader.rubric import Rubric, load_rubric, score_checks
 from grader.sandbox import RunResult, Sandbox, protocol
 
-INSTRUCTOR_RUBRIC = ROOT / "rubrics" / "causal_attention.yaml"
-SELF_CHECK_RUBRIC = ROOT / "rubrics" / "self_check.yaml"
 MAX_SOURCE_BYTES = 1 << 20
 
 
 @functools.cache
-def default_rubric(path: Path) -> Rubric:
+def default_rubric(path: Traversable) -> Rubric:
     return load_rubric(path)  # rubrics are frozen models: one load serves every submission
 
 

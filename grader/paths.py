@@ -1,15 +1,33 @@
-"""Per-user state files (hints, quiz session, card schedule): where they live, and writing them safely."""
+"""Where files live: data shipped inside the package, per-user state, and writing either safely.
+
+Shipped data (rubrics, quiz.json, fingerprints, schemas) sits under `grader/data/` and
+`grader/schemas/` and is found through importlib.resources, so a checkout, `pip install .` and a
+wheel all find it the same way, from any working directory.
+"""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import platformdirs
 
-# The checkout (or the student bundle) that holds grader/, rubrics/ and, for instructors, reference/.
+# The source checkout, for instructor-only inputs that are never packaged (reference/, tests/).
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def packaged(*parts: str) -> Traversable:
+    """A data file shipped inside the package, e.g. packaged("rubrics", "causal_attention.yaml")."""
+    return files("grader").joinpath("data", *parts)
+
+
+INSTRUCTOR_RUBRIC = packaged("rubrics", "causal_attention.yaml")
+SELF_CHECK_RUBRIC = packaged("rubrics", "self_check.yaml")
+QUIZ = packaged("quiz.json")
+CATALOGUE = packaged("catalogue.json")
 
 
 def data_dir() -> Path:

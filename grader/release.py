@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 
 from grader.diagnosis import catalogue
-from grader.paths import ROOT
+from grader.paths import ROOT, SELF_CHECK_RUBRIC
 
 
 def build_bundle(out: Path) -> Path:
@@ -19,11 +19,13 @@ def build_bundle(out: Path) -> Path:
     if out.exists():
         shutil.rmtree(out)
     shutil.copytree(ROOT / "grader", out / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (out / "rubrics").mkdir(parents=True)
-    shutil.copy(ROOT / "rubrics" / "self_check.yaml", out / "rubrics" / "self_check.yaml")
+    # The package data travels inside grader/; only the self-check rubric among the rubrics.
+    rubrics = out / "grader" / "data" / "rubrics"
+    shutil.rmtree(rubrics)
+    rubrics.mkdir()
+    (rubrics / "self_check.yaml").write_text(SELF_CHECK_RUBRIC.read_text(encoding="utf-8"), encoding="utf-8")
     shutil.copy(ROOT / "student_template" / "attention.py", out / "attention.py")
     shutil.copy(ROOT / "student_template" / "README.md", out / "README.md")
-    shutil.copy(ROOT / "quiz.json", out / "quiz.json")
     # The same pins as the project itself, read from pyproject.toml rather than written twice.
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     (out / "requirements.txt").write_text("\n".join(deps) + "\n")

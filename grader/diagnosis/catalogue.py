@@ -11,15 +11,17 @@ from __future__ import annotations
 import ast
 import json
 from functools import cache
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from grader.diagnosis.fingerprint import Observation, differs, observe_file
-from grader.paths import ROOT
+from grader.paths import CATALOGUE, ROOT
 
 MUTANTS = ROOT / "reference" / "mutants"
 REFERENCE = ROOT / "reference" / "attention.py"
+# Written in a checkout by `python -m grader catalogue`; read wherever the package is installed.
 DATA = Path(__file__).resolve().parents[1] / "data" / "catalogue.json"
 
 
@@ -79,5 +81,5 @@ def write(path: Path = DATA) -> None:
 
 
 @cache
-def load(path: Path = DATA) -> Catalogue:
+def load(path: Path | Traversable = CATALOGUE) -> Catalogue:
     return Catalogue.model_validate_json(path.read_text())

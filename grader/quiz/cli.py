@@ -125,7 +125,7 @@ def cmd_cards(args) -> int:
 
 def _quiz_option(p: argparse.ArgumentParser, default) -> None:
     p.add_argument("--quiz", type=Path, default=default, metavar="PATH",
-                   help=f"quiz file (default: {DEFAULT_QUIZ.name} at the repository root)")
+                   help=f"quiz file (default: the {DEFAULT_QUIZ.name} shipped with the grader)")
 
 
 def register(subparsers) -> None:

@@ -5,16 +5,17 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from importlib.resources.abc import Traversable
 from json.decoder import scanstring
 from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
 
-from grader.paths import ROOT
+from grader.paths import QUIZ
 from grader.quiz.models import Quiz
 
-DEFAULT_QUIZ = ROOT / "quiz.json"
+DEFAULT_QUIZ = QUIZ
 
 
 class QuizFileError(Exception):
@@ -98,8 +99,8 @@ def _dotted(path: tuple) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
 
 
-def load_quiz(path: Path | str = DEFAULT_QUIZ) -> Quiz:
-    path = Path(path)
+def load_quiz(path: Path | str | Traversable = DEFAULT_QUIZ) -> Quiz:
+    path = Path(path) if isinstance(path, str) else path
     name = path.name
     try:
         text = path.read_text(encoding="utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,9 @@ class RubricError(Exception):
         self.problems = problems
 
 
-def load_rubric(path: str | Path) -> Rubric:
-    path = Path(path)
+def load_rubric(path: str | Path | Traversable) -> Rubric:
+    """A path given by a user, or a rubric shipped with the package (grader.paths.INSTRUCTOR_RUBRIC)."""
+    path = Path(path) if isinstance(path, str) else path
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:

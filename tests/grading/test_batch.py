@@ -9,7 +9,7 @@ import shutil
 from conftest import MUTANTS, REFERENCE, SECRET, mutant_id
 
 from grader.batch import expand, grade_class
-from grader.grade import INSTRUCTOR_RUBRIC
+from grader.paths import INSTRUCTOR_RUBRIC
 from grader.rubric import load_rubric
 
 

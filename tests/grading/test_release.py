@@ -22,7 +22,8 @@ def test_bundle_holds_no_solution(bundle):
     files = [p for p in bundle.rglob("*") if p.is_file()]
     names = {p.relative_to(bundle).as_posix() for p in files}
     assert not any(n.startswith(("reference/", "tests/")) for n in names)
-    assert "rubrics/causal_attention.yaml" not in names and "rubrics/self_check.yaml" in names
+    rubrics = {n for n in names if n.endswith(".yaml")}
+    assert rubrics == {"grader/data/rubrics/self_check.yaml"}  # never the instructor rubric
     defining = [n for n in names if n.endswith(".py") and "def causal_attention" in (bundle / n).read_text()]
     assert defining == ["attention.py"]  # the stub, nothing else
     assert "NotImplementedError" in (bundle / "attention.py").read_text()

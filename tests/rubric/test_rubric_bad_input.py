@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.paths import INSTRUCTOR_RUBRIC, SELF_CHECK_RUBRIC
 from grader.rubric import RubricError, load_rubric, register
 
 VALID = """\
@@ -245,7 +246,7 @@ def test_one_bad_file_among_good_ones_exits_2(tmp_path, capsys):
 
 def test_damaged_shipped_rubric_never_raises_anything_else():
     """Truncations and byte deletions of the real rubric either load or raise RubricError."""
-    text = (Path(__file__).parents[2] / "rubrics" / "causal_attention.yaml").read_text()
+    text = INSTRUCTOR_RUBRIC.read_text()
     rng = random.Random(0)
     variants = [text[:cut] for cut in range(0, len(text), 251)]
     for _ in range(60):
@@ -273,7 +274,7 @@ def test_command_line_exit_status_and_no_traceback(tmp_path):
 
     bad = tmp_path / "bad.yaml"
     bad.write_text(VALID.replace("points: 3", "points: -3"))
-    good = Path(__file__).parents[2] / "rubrics" / "self_check.yaml"
+    good = SELF_CHECK_RUBRIC
     run = subprocess.run(
         [sys.executable, "-m", "grader", "rubric", "validate", str(good), str(bad)],
         capture_output=True, text=True, timeout=60,

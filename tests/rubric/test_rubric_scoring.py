@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from grader.checks.base import DEFAULT_TOLERANCES, CheckOutcome, Tolerance
 from grader.checks.registry import CHECK_IDS, CHECKS
+from grader.paths import INSTRUCTOR_RUBRIC as INSTRUCTOR
+from grader.paths import SELF_CHECK_RUBRIC
 from grader.rubric import load_rubric, parse_rubric, score_checks
-
-RUBRICS = Path(__file__).parents[2] / "rubrics"
-INSTRUCTOR = RUBRICS / "causal_attention.yaml"
 
 
 def outcomes(**overrides: CheckOutcome) -> dict[str, CheckOutcome]:
@@ -174,7 +172,7 @@ def test_same_inputs_give_the_same_report():
 
 
 def test_hints_are_revealed_one_per_failing_run(tmp_path):
-    rubric = load_rubric(RUBRICS / "self_check.yaml")
+    rubric = load_rubric(SELF_CHECK_RUBRIC)
     hints = rubric.check("mask_structure").hints
     assert len(hints) == 3
     state = tmp_path / "state" / "hints.json"
@@ -196,7 +194,7 @@ def test_hints_are_revealed_one_per_failing_run(tmp_path):
 
 
 def test_hints_without_state_show_the_first_and_damaged_state_restarts(tmp_path):
-    rubric = load_rubric(RUBRICS / "self_check.yaml")
+    rubric = load_rubric(SELF_CHECK_RUBRIC)
     first = rubric.check("leak_intervention").hints[0]
     given = outcomes(leak_intervention=failed(0, 2))
     assert by_id(score_checks(rubric, given, audience="student"))["leak_intervention"].hint.endswith(first)
@@ -208,7 +206,7 @@ def test_hints_without_state_show_the_first_and_damaged_state_restarts(tmp_path)
 
 
 def test_tolerance_resolution_check_then_rubric_then_default():
-    text = (RUBRICS / "self_check.yaml").read_text()
+    text = (SELF_CHECK_RUBRIC).read_text()
     text = text.replace(
         "  - id: gradient_flow\n    points: 6\n",
         "  - id: gradient_flow\n    points: 6\n    tolerance:\n      float32: {atol: 1.0e-6, rtol: 1.0e-6}\n",

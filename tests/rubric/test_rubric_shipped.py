@@ -13,14 +13,15 @@ import yaml
 
 from grader.checks.base import DEFAULT_TOLERANCES
 from grader.checks.registry import CHECK_IDS
+from grader.paths import INSTRUCTOR_RUBRIC, SELF_CHECK_RUBRIC
 from grader.rubric import load_rubric, register
 from grader.schemas import path_of
 
 SCHEMA_PATH = path_of("rubric")
 
-RUBRICS = Path(__file__).parents[2] / "rubrics"
-INSTRUCTOR = load_rubric(RUBRICS / "causal_attention.yaml")
-SELF_CHECK = load_rubric(RUBRICS / "self_check.yaml")
+RUBRICS = Path(str(INSTRUCTOR_RUBRIC)).parent
+INSTRUCTOR = load_rubric(INSTRUCTOR_RUBRIC)
+SELF_CHECK = load_rubric(SELF_CHECK_RUBRIC)
 
 # Fragments of the solution's code; a hint may describe an idea but never hand over these.
 SOLUTION_CODE = re.compile(r"masked_fill\(|\.tril|\.triu|torch\.tril|softmax\(|float\(.-inf.\)|transpose\(-2|@|dim=-1")

@@ -1,0 +1,1 @@
+"""What leaves the instructor's machine: the project's wheel and the Gradescope autograder zip."""
