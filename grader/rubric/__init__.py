@@ -25,10 +25,30 @@ Decisions the rest of the grader relies on:
   `hint_state_path` and `hint_key`, each failing run shows the next hint of each failing check.
 """
 
-from grader.rubric.cli import register
-from grader.rubric.load import RubricError, load_rubric, parse_rubric
-from grader.rubric.model import Rubric, RubricCheck
-from grader.rubric.score import ScoredChecks, score_checks
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grader.rubric.cli import register
+    from grader.rubric.load import RubricError, load_rubric, parse_rubric
+    from grader.rubric.model import Rubric, RubricCheck
+    from grader.rubric.score import ScoredChecks, score_checks
+
+# Loaded on first use: the check ids come from the registry, which imports torch, and the CLI
+# registers `rubric validate` for every verb, the quiz included, which must run without torch.
+_HOME = {
+    "register": "cli", "RubricError": "load", "load_rubric": "load", "parse_rubric": "load",
+    "Rubric": "model", "RubricCheck": "model", "ScoredChecks": "score", "score_checks": "score",
+}
+
+
+def __getattr__(name: str):
+    if name not in _HOME:
+        raise AttributeError(f"module 'grader.rubric' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"grader.rubric.{_HOME[name]}"), name)
+
 
 __all__ = [
     "Rubric",
