@@ -20,7 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from grader.grade import grade_file, grade_files  # noqa: E402
+from grader.batch.run import grade_files  # noqa: E402
+from grader.grade import grade_file  # noqa: E402
 from grader.probes import build_probes, hidden_seed  # noqa: E402
 from grader.sandbox import Sandbox  # noqa: E402
 

@@ -22,68 +22,111 @@ def _check(args) -> int:
         print(report.model_dump_json(indent=2))
     else:
         render_terminal(report, audience="student")
-    _write_extras([report], args.html, args.markdown, single=True, audience="student")
+    _write_extras([(report, "")], args.html, args.markdown, single=True, audience="student")
     return 0
 
 
+def _line(text: str) -> str:
+    from grader.report.terminal import printable
+
+    return printable(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
 def _grade(args) -> int:
-    from grader.batch import expand, grade_class, summarize
+    from grader.batch.run import grade_class, parse_shard
     from grader.grade import INSTRUCTOR_RUBRIC, secret_from_env
+    from grader.intake.collect import InputError, collect
     from grader.report.terminal import render_class_summary, render_terminal
     from grader.rubric import load_rubric
 
     rubric = load_rubric(args.rubric or INSTRUCTOR_RUBRIC)
-    secret = secret_from_env(rubric)
-    if secret is None:
-        print(f"grader: warning: ${rubric.secret_env} is not set; hidden probes are seeded by the file alone, "
-              "so a student who has this grader could precompute them", file=sys.stderr)
-    paths = expand(args.files)
-    if not paths:
-        print(f"grader: no submissions found in {' '.join(args.files)}", file=sys.stderr)
+    try:
+        shard = parse_shard(args.shard) if args.shard else None
+        intake = collect(args.files, roster=args.roster)
+    except (InputError, ValueError) as err:
+        print(f"grader: {_line(str(err))}", file=sys.stderr)
         return 2
-    if args.gradescope and len(paths) != 1:
+    if not intake.students:
+        print(f"grader: no submissions found in {_line(' '.join(args.files))}", file=sys.stderr)
+        for s in intake.skipped:
+            print(f"  skipped {_line(s.path)}: {_line(s.reason)}", file=sys.stderr)
+        return 2
+    if args.gradescope and len(intake.students) != 1:
         print("grader: --gradescope takes exactly one submission", file=sys.stderr)
         return 2
-    done = iter(range(1, len(paths) + 1))
-
-    def progress(report) -> None:
-        if args.json or len(paths) > 1:
-            top = report.diagnoses[0].id if report.diagnoses else ""
-            print(f"[{next(done)}/{len(paths)}] {report.submission}  {report.score:g}/{report.max_score:g}  {top}",
-                  file=sys.stderr)
-        else:
-            render_terminal(report, audience="instructor")
-
+    secret = secret_from_env(rubric)
+    if secret is None and not args.json:
+        print(f"grader: warning: ${rubric.secret_env} is not set; hidden probes are seeded by the file alone, "
+              "so a student who has this grader could precompute them", file=sys.stderr)
+    single = len(intake.students) == 1 and not args.json
     out = Path(args.out) if args.out else None
-    reports = grade_class(paths, rubric=rubric, secret=secret, out=out, on_report=progress)
+    hidden = sorted({(p if p.is_dir() else p.parent).resolve() for p in map(Path, args.files)})
+    run = grade_class(intake, rubric=rubric, secret=secret, out=out, shard=shard, hidden=hidden,
+                      progress=not args.json and not single, junit=Path(args.junit) if args.junit else None)
+    reports = [r.report for r in run.results if r.report is not None]
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in reports], indent=1))
+    elif single and reports:
+        render_terminal(reports[0], audience="instructor")
     elif len(reports) > 1:
-        render_class_summary(summarize(reports))
-    _write_extras(reports, args.html, args.markdown, single=False, audience="instructor")
-    if args.gradescope:
+        render_class_summary(run.summary)
+    _write_extras([(r.report, r.report_name) for r in run.results if r.report is not None], args.html,
+                  args.markdown, single=False, audience="instructor")
+    if args.gradescope and reports:
         from grader.report.gradescope import to_gradescope
 
         Path(args.gradescope).parent.mkdir(parents=True, exist_ok=True)
         Path(args.gradescope).write_text(to_gradescope(reports[0]).model_dump_json(indent=1))
-    if out:
-        print(f"reports, gradebook.csv and summary.json in {out}", file=sys.stderr)
+    if not args.json:
+        _class_line(run, out, shard)
+    return 1 if run.summary.grader_errors else 0
+
+
+def _class_line(run, out, shard) -> None:
+    """One line at the end of a class run, then every path that was not graded."""
+    s = run.summary
+    students = len(run.results)
+    per = f", {run.seconds / students * 1000:.0f} ms per student" if students else ""
+    part = f" (shard {shard[0]}/{shard[1]})" if shard else ""
+    print(f"graded {students} students{part} in {run.seconds:.1f} s{per}: {run.graded_now} graded now, "
+          f"{run.from_store} from the store, {s.no_submission} without a submission, {s.grader_errors} grader errors; "
+          f"mean {s.mean:.1f}/{s.max_score:g}; {len(run.skipped)} paths skipped"
+          + (f"; results in {_line(str(out))}" if out else ""), file=sys.stderr)
+    for k in run.skipped[:20]:
+        print(f"  skipped {_line(k.path)}: {_line(k.reason)}", file=sys.stderr)
+    if len(run.skipped) > 20:
+        print(f"  ... {len(run.skipped) - 20} more in skipped.csv" if out else
+              f"  ... {len(run.skipped) - 20} more (use --out to list them in skipped.csv)", file=sys.stderr)
+
+
+def _merge(args) -> int:
+    from grader.batch.merge import merge_stores
+    from grader.intake.collect import InputError
+
+    try:
+        run = merge_stores([Path(d) for d in args.dirs], Path(args.out), junit=Path(args.junit) if args.junit else None)
+    except InputError as err:
+        print(f"grader: {_line(str(err))}", file=sys.stderr)
+        return 2
+    s = run.summary
+    print(f"merged {len(args.dirs)} stores: {len(run.results)} students, {s.submissions} graded, "
+          f"mean {s.mean:.1f}/{s.max_score:g}; gradebook.csv and summary.json in {_line(args.out)}", file=sys.stderr)
     return 0
 
 
 def _write_extras(reports, html, markdown, *, single: bool, audience: str) -> None:
+    """`reports` holds (report, file stem) pairs; with `single`, html and markdown are file paths."""
     from grader.report.html import write_html
     from grader.report.markdown import write_markdown
-    from grader.report.view import report_filename
 
     for target, writer, suffix in ((html, write_html, ".html"), (markdown, write_markdown, ".md")):
         if not target:
             continue
-        for report in reports:
-            path = Path(target) if single else Path(target) / report_filename(report.submission, suffix)
+        for report, stem in reports:
+            path = Path(target) if single else Path(target) / (stem + suffix)
             path.parent.mkdir(parents=True, exist_ok=True)
             writer(report, path, audience=audience)
-            print(f"wrote {path}", file=sys.stderr)
+            print(f"wrote {_line(str(path))}", file=sys.stderr)
 
 
 def _demo(args) -> int:
@@ -127,16 +170,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_check)
 
     p = sub.add_parser("grade", help="grade submissions with every check (instructor)")
-    p.add_argument("files", nargs="+", help="submission files, or folders to search for .py files")
+    p.add_argument("files", nargs="+",
+                   help="submissions (.py, .ipynb, .zip) or class folders as Canvas, Moodle or Gradescope export them")
     p.add_argument("--rubric", metavar="PATH")
     p.add_argument("--out", metavar="DIR",
-                   help="save each report as it is graded, plus gradebook.csv and summary.json; rerun to resume")
+                   help="keep results in DIR/store.sqlite3 as they are graded (rerun to resume), write "
+                        "gradebook.csv, summary.json, skipped.csv and reports/")
+    p.add_argument("--roster", metavar="CSV", help="class roster (ID, Student, Email, Section columns): names, "
+                   "and a row for each student who handed in nothing")
+    p.add_argument("--shard", metavar="K/N", help="grade only the K-th of N deterministic parts of the class")
+    p.add_argument("--junit", metavar="PATH", help="also write JUnit XML, one testcase per check")
     p.add_argument("--json", action="store_true", help="print one JSON array of reports, nothing else")
     p.add_argument("--html", metavar="DIR", help="write one HTML report per submission")
     p.add_argument("--markdown", metavar="DIR", help="write one markdown report per submission")
     p.add_argument("--gradescope", metavar="PATH",
                    help="write Gradescope's results.json for the (single) submission")
     p.set_defaults(func=_grade)
+
+    p = sub.add_parser("merge", help="combine the --out folders of shards into one gradebook and summary")
+    p.add_argument("dirs", nargs="+", metavar="DIR")
+    p.add_argument("--out", metavar="DIR", required=True)
+    p.add_argument("--junit", metavar="PATH", help="also write JUnit XML for the whole class")
+    p.set_defaults(func=_merge)
 
     sub.add_parser("demo", help="grade the bundled example and show the feedback").set_defaults(func=_demo)
     sub.add_parser("schemas", help="regenerate the JSON Schemas").set_defaults(func=_schemas)

@@ -10,10 +10,8 @@ import atexit
 import functools
 import hashlib
 import os
-import queue
 import sys
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -162,52 +160,6 @@ def grade_file(path: Path, *, sandbox: Sandbox, rubric: Rubric | None = None, se
                        hidden_paths=hidden_paths)
     return judge(executed, rubric=rubric, audience=audience, catalogue=catalogue,
                  hint_state_path=hint_state_path, hint_key=hint_key)
-
-
-def grade_files(paths: Iterable[Path], *, rubric: Rubric | None = None, secret: str | None = None,
-                sandboxes: list[Sandbox] | None = None, workers: int = 2,
-                on_report: Callable[[Report], None] | None = None) -> list[Report]:
-    """A whole class, in order; one broken submission never stops the others.
-
-    While one file is judged here, the next `workers` run in their own warm sandboxes, so the
-    sandbox's waits (fork, pipes) and the checks' arithmetic overlap on the machine's cores.
-    """
-    paths = [Path(p) for p in paths]
-    if not paths:
-        return []
-    rubric = rubric or default_rubric(INSTRUCTOR_RUBRIC)
-    folders = sorted({p.resolve().parent for p in paths})  # other students' files stay out of reach
-    owned = [] if sandboxes else [Sandbox() for _ in range(max(1, min(workers, len(paths))))]
-    free: queue.Queue[Sandbox] = queue.Queue()
-    for sb in owned:
-        sb.start()
-    for sb in sandboxes or owned:
-        free.put(sb)
-
-    def run(path: Path) -> Executed:
-        sb = free.get()  # each sandbox serves one file at a time
-        try:
-            return execute(path, sandbox=sb, rubric=rubric, secret=secret, audience="instructor",
-                           hidden_paths=folders)
-        finally:
-            free.put(sb)
-
-    try:
-        reports = []
-        with ThreadPoolExecutor(max_workers=free.qsize(), thread_name_prefix="sandbox") as ahead:
-            window = [ahead.submit(run, p) for p in paths[: free.qsize()]]
-            for following in [*paths[len(window):], *[None] * len(window)]:
-                executed = window.pop(0).result()
-                if following is not None:
-                    window.append(ahead.submit(run, following))
-                report = judge(executed, rubric=rubric, audience="instructor")
-                reports.append(report)
-                if on_report:
-                    on_report(report)
-        return reports
-    finally:
-        for sb in owned:
-            sb.close()
 
 
 _shared: Sandbox | None = None

@@ -103,7 +103,7 @@ def test_attention_without_single_head_yet_is_graded_on_attention(sandbox, tmp_p
 
 
 def test_class_run_in_parallel_sandboxes_matches_one_by_one(sandbox):
-    from grader.grade import grade_files
+    from grader.batch.run import grade_files
 
     picks = [p for p in MUTANTS if mutant_id(p) in ("zero_fill_mask", "syntax_error", "no_mask")]
     paths = [picks[0], REFERENCE, picks[1], picks[2], REFERENCE]

@@ -1,0 +1,52 @@
+"""`gradebook.csv`: one row per student, in a shape Canvas's and Moodle's gradebook import take.
+
+Columns, in order: `Student`, `ID`, `SIS User ID`, `SIS Login ID`, `Section` (Canvas's own export
+header, so its import matches rows by ID), `Email`, `Score` (the column to map onto the assignment),
+`Max Score`, `Status`, `Late`, `Submission`, `SHA256`, then one `check:<id>` column per check (its
+points) and `Diagnoses` (misconception ids, space-separated), `Notes`.
+
+Every text cell is escaped against formula injection: one that starts with =, +, -, @, a tab or a
+carriage return gets a leading apostrophe, so a spreadsheet shows it as text.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from grader.batch.models import StudentResult
+
+HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Email", "Score", "Max Score", "Status",
+          "Late", "Submission", "SHA256"]
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: object) -> object:
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+def gradebook_csv(results: list[StudentResult]) -> str:
+    check_ids = list(dict.fromkeys(c.id for r in results if r.report for c in r.report.checks))
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(HEADER + [f"check:{i}" for i in check_ids] + ["Diagnoses", "Notes"])
+    for r in results:
+        s, rep = r.student, r.report
+        scores = {c.id: c.score for c in rep.checks} if rep else {}
+        notes = "; ".join(s.notes + ([r.error] if r.error else []))
+        row = [s.name, s.id, "", s.sis_login, s.section, s.email, rep.score if rep else "",
+               rep.max_score if rep else "", r.status, "yes" if s.late else "", s.submission, s.source_sha256,
+               *(scores.get(i, "") for i in check_ids), " ".join(d.id for d in rep.diagnoses) if rep else "", notes]
+        writer.writerow([cell(v) for v in row])
+    return buf.getvalue()
+
+
+def skipped_csv(skipped) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["path", "reason"])
+    for s in skipped:
+        writer.writerow([cell(s.path), cell(s.reason)])
+    return buf.getvalue()

@@ -1,0 +1,54 @@
+"""JUnit XML for CI dashboards (GitHub Classroom, GitLab, Jenkins): one testsuite per student, one testcase per check."""
+
+from __future__ import annotations
+
+import re
+from xml.etree import ElementTree as ET
+
+from grader.batch.models import StudentResult
+
+_XML_BAD = re.compile(r"[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _text(value: str) -> str:
+    return _XML_BAD.sub("\ufffd", value)  # XML 1.0 cannot carry most control characters, even escaped
+
+
+def junit_xml(results: list[StudentResult]) -> str:
+    suites = ET.Element("testsuites", name="attention-grader")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for r in results:
+        s = r.student
+        suite = ET.SubElement(suites, "testsuite", name=_text(f"{s.name} ({s.id})" if s.name != s.id else s.id))
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        checks = r.report.checks if r.report else []
+        if not checks:
+            case = ET.SubElement(suite, "testcase", classname=_text(s.id), name="submission")
+            ET.SubElement(case, "error", message=_text(r.error or "; ".join(s.notes) or r.status))
+            counts["tests"] += 1
+            counts["errors"] += 1
+        for c in checks:
+            case = ET.SubElement(suite, "testcase", classname=_text(s.id), name=c.id)
+            counts["tests"] += 1
+            message = _text(f"{c.score:g}/{c.max_score:g}: {c.feedback}")
+            if c.status == "failed":
+                ET.SubElement(case, "failure", message=message[:500]).text = message
+                counts["failures"] += 1
+            elif c.status == "error":
+                ET.SubElement(case, "error", message=message[:500]).text = message
+                counts["errors"] += 1
+            elif c.status == "skipped":
+                ET.SubElement(case, "skipped", message=message[:500])
+                counts["skipped"] += 1
+        if r.report:
+            props = ET.SubElement(suite, "properties")
+            ET.SubElement(props, "property", name="score", value=f"{r.report.score:g}")
+            ET.SubElement(props, "property", name="max_score", value=f"{r.report.max_score:g}")
+            ET.SubElement(props, "property", name="diagnoses", value=" ".join(d.id for d in r.report.diagnoses))
+        for k, v in counts.items():
+            suite.set(k, str(v))
+            totals[k] += v
+    for k, v in totals.items():
+        suites.set(k, str(v))
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

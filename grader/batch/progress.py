@@ -1,0 +1,40 @@
+"""The class run's progress on stderr: a rich bar (count, rate, ETA) while it runs, nothing when piped or quiet."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+
+class RateColumn(ProgressColumn):
+    def render(self, task) -> Text:
+        return Text(f"{task.speed:.1f}/s" if task.speed else "", style="progress.data.speed")
+
+
+class ClassProgress:
+    """Advanced once per student: by a report from the store, a fresh grade, or a student with nothing to grade."""
+
+    def __init__(self, total: int, *, enabled: bool):
+        console = Console(stderr=True)
+        self._bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), RateColumn(),
+                             TextColumn("eta"), TimeRemainingColumn(), console=console, transient=True,
+                             disable=not (enabled and console.is_terminal))
+        self._task = self._bar.add_task("grading", total=total)
+
+    def __enter__(self) -> ClassProgress:
+        self._bar.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._bar.stop()
+
+    def advance(self, n: int = 1) -> None:
+        self._bar.advance(self._task, n)

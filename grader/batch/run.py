@@ -1,0 +1,209 @@
+"""A class run, in one place: intake's students -> store lookups -> warm sandboxes -> judging -> store -> outputs.
+
+Only sources the store has not seen with this rubric and secret are graded; identical sources are graded
+once. While one file is judged here, the next ones run in their own warm sandboxes, so the sandbox's waits
+(fork, pipes) and the checks' arithmetic overlap on the machine's cores. One broken file never stops the
+others: a failure while judging it is that student's `grader_error`, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.batch.gradebook import gradebook_csv, skipped_csv
+from grader.batch.junit import junit_xml
+from grader.batch.models import ClassSummary, StudentResult
+from grader.batch.names import student_filename
+from grader.batch.progress import ClassProgress
+from grader.batch.store import STORE_NAME, Store
+from grader.batch.summary import summarize
+from grader.grade import INSTRUCTOR_RUBRIC, Executed, default_rubric, execute, judge
+from grader.intake.collect import Intake, Prepared, shard_of
+from grader.intake.models import Skipped
+from grader.paths import atomic_write_text
+from grader.report.models import Report
+from grader.rubric import Rubric
+from grader.sandbox import Sandbox
+
+
+@dataclass
+class ClassRun:
+    results: list[StudentResult]
+    skipped: list[Skipped]
+    summary: ClassSummary
+    graded_now: int = 0  # distinct sources graded in this run
+    from_store: int = 0  # students whose report the store already held
+    seconds: float = 0.0
+    written: list[Path] = field(default_factory=list)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """'K/N' with 1 <= K <= N (Slurm's and GitHub's matrix indices are easy to shift by one)."""
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard takes K/N, e.g. 2/3, not {text!r}") from None
+    if not 1 <= k <= n:
+        raise ValueError(f"--shard {text}: K must be between 1 and N")
+    return k, n
+
+
+def grade_sources(paths: list[Path], *, rubric: Rubric, secret: str | None, hidden: Iterable[Path] = (),
+                  sandboxes: list[Sandbox] | None = None, workers: int = 2,
+                  ) -> Iterator[tuple[int, Report | None, str]]:
+    """(index, report, error) for each path in order; error is set (and report None) when judging failed."""
+    if not paths:
+        return
+    hidden = list(hidden)
+    owned = [] if sandboxes else [Sandbox() for _ in range(max(1, min(workers, len(paths))))]
+    free: queue.Queue[Sandbox] = queue.Queue()
+    for sb in owned:
+        sb.start()
+    for sb in sandboxes or owned:
+        free.put(sb)
+
+    def run(path: Path) -> Executed:
+        sb = free.get()  # each sandbox serves one file at a time
+        try:
+            return execute(path, sandbox=sb, rubric=rubric, secret=secret, audience="instructor", hidden_paths=hidden)
+        finally:
+            free.put(sb)
+
+    try:
+        with ThreadPoolExecutor(max_workers=free.qsize(), thread_name_prefix="sandbox") as ahead:
+            window = [ahead.submit(run, p) for p in paths[: free.qsize()]]
+            for i, following in enumerate([*paths[len(window):], *[None] * len(window)]):
+                executed = window.pop(0).result()
+                if following is not None:
+                    window.append(ahead.submit(run, following))
+                try:
+                    yield i, judge(executed, rubric=rubric, audience="instructor"), ""
+                except Exception as exc:  # noqa: BLE001 - one file's failure is its own row, never the class's
+                    print(f"grader: judging {paths[i].name} failed: {exc!r}", file=sys.stderr)
+                    yield i, None, f"the grader failed on this submission: {type(exc).__name__}"
+    finally:
+        for sb in owned:
+            sb.close()
+
+
+def grade_files(paths: Iterable[Path], *, rubric: Rubric | None = None, secret: str | None = None,
+                sandboxes: list[Sandbox] | None = None, workers: int = 2) -> list[Report]:
+    """Files as they are, in order (no intake, no store): the benchmark's and the tests' plain class run."""
+    paths = [Path(p) for p in paths]
+    rubric = rubric or default_rubric(INSTRUCTOR_RUBRIC)
+    folders = sorted({p.resolve().parent for p in paths})  # other students' files stay out of reach
+    return [r for _, r, _ in grade_sources(paths, rubric=rubric, secret=secret, hidden=folders,
+                                           sandboxes=sandboxes, workers=workers)]
+
+
+def _private_dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path | None,
+                shard: tuple[int, int] | None = None, hidden: Iterable[Path] = (), workers: int = 2,
+                sandboxes: list[Sandbox] | None = None, progress: bool = False, junit: Path | None = None,
+                on_result: Callable[[StudentResult], None] | None = None) -> ClassRun:
+    t0 = time.monotonic()
+    people = [p for p in intake.students if shard is None or shard_of(p.student.key, shard[1]) == shard[0] - 1]
+    store = Store.open(_private_dir(out) / STORE_NAME if out else None, rubric, secret)
+    names = {p.student.key: student_filename(p.student.key, p.student.name or p.student.id) for p in people}
+    reports: dict[str, Report] = {}
+    errors: dict[str, str] = {}
+    for p in people:
+        if p.source is not None and p.student.source_sha256 not in reports:
+            hit = store.get(p.student.source_sha256)
+            if hit is not None:
+                reports[p.student.source_sha256] = hit
+    from_store = sum(p.source is not None and p.student.source_sha256 in reports for p in people)
+    todo: dict[str, Prepared] = {}
+    for p in people:
+        if p.source is not None and p.student.source_sha256 not in reports:
+            todo.setdefault(p.student.source_sha256, p)
+    by_sha: dict[str, list[Prepared]] = {}
+    for p in people:
+        by_sha.setdefault(p.student.source_sha256, []).append(p)
+
+    if out:
+        _private_dir(out / "reports")
+    staging = _private_dir(out / "staged") if out else Path(tempfile.mkdtemp(prefix="grader-class-"))
+    results: dict[str, StudentResult] = {}
+
+    def finish(p: Prepared) -> StudentResult:
+        s = p.student
+        rep = reports.get(s.source_sha256) if p.source is not None else None
+        status = "no_submission" if p.source is None else "graded" if rep else "grader_error"
+        if rep is not None:
+            rep = rep.model_copy(update={"submission": s.submission})
+        r = StudentResult(student=s, status=status, report=rep, report_name=names[s.key],
+                          error=errors.get(s.source_sha256, "") if p.source is not None else "")
+        if out and rep is not None:
+            atomic_write_text(out / "reports" / f"{r.report_name}.json", rep.model_dump_json(indent=1))
+            if s.converted:  # the file the student was graded on, kept beside the report
+                atomic_write_text(out / "reports" / f"{r.report_name}.graded.py", p.source.decode("utf-8", "replace"))
+        results[s.key] = r
+        if on_result:
+            on_result(r)
+        return r
+
+    def staged(p: Prepared) -> Path:
+        path = staging / f"{p.student.source_sha256}.py"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(p.source)
+        return path
+
+    try:
+        with ClassProgress(len(people), enabled=progress) as bar:
+            for p in people:
+                if p.source is None or p.student.source_sha256 in reports:
+                    finish(p)
+                    bar.advance()
+            shas = list(todo)
+            paths = [staged(todo[sha]) for sha in shas]
+            hide = [*hidden, staging, *([out] if out else [])]
+            for i, report, error in grade_sources(paths, rubric=rubric, secret=secret, hidden=hide,
+                                                  sandboxes=sandboxes, workers=workers):
+                sha = shas[i]
+                if report is not None:
+                    store.put(sha, report)  # saved at once: a killed run keeps every report graded so far
+                    reports[sha] = report
+                else:
+                    errors[sha] = error
+                for p in by_sha[sha]:
+                    finish(p)
+                bar.advance(len(by_sha[sha]))
+    finally:
+        if out is None:
+            shutil.rmtree(staging, ignore_errors=True)
+    ordered = [results[p.student.key] for p in people]
+    store.record(ordered, intake.skipped)
+    store.close()
+    run = ClassRun(ordered, list(intake.skipped), summarize(ordered, intake.skipped), graded_now=len(todo) - len(errors),
+                   from_store=from_store, seconds=time.monotonic() - t0)
+    if out:
+        run.written = write_outputs(out, run.results, run.skipped, run.summary)
+        for sha in todo:
+            (staging / f"{sha}.py").unlink(missing_ok=True)
+    if junit:
+        atomic_write_text(junit, junit_xml(run.results))
+        run.written.append(junit)
+    return run
+
+
+def write_outputs(out: Path, results: list[StudentResult], skipped: list[Skipped], summary: ClassSummary) -> list[Path]:
+    paths = [out / "gradebook.csv", out / "summary.json", out / "skipped.csv"]
+    atomic_write_text(paths[0], gradebook_csv(results))
+    atomic_write_text(paths[1], summary.model_dump_json(indent=1))
+    atomic_write_text(paths[2], skipped_csv(skipped))
+    return paths

@@ -1,0 +1,345 @@
+"""From the paths an instructor names to one graded source per student, and every path left out with its reason.
+
+Folders are class exports: each file in them is a submission (its owner read from the platform's name for
+it, see `platforms.py`), each folder one student's submission. A file named on the command line is one
+submission. Per student only the latest submission counts; inside a submission the file that defines
+`causal_attention` is graded, notebooks are converted (`notebook.py`), archives opened (`tree.py`),
+helper modules it imports travel with it (`pack.py`). A path that does not exist is an `InputError`.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import hashlib
+import io
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from grader.intake import notebook, pack, platforms
+from grader.intake.files import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES, Refused, display, read_file
+from grader.intake.models import Skipped, Student
+from grader.intake.tree import Node, from_disk, read_zip
+from grader.intake.tree import files as _tree_files
+
+SOURCE_SUFFIXES = (".py", ".ipynb", ".zip")
+IGNORED = ("__pycache__", ".DS_Store", ".ipynb_checkpoints", "__MACOSX")
+MODULE_NAME = re.compile(r"^[A-Za-z_]\w*$")
+
+
+class InputError(Exception):
+    """The command line names something that cannot be a class (exit 2)."""
+
+
+@dataclass
+class Prepared:
+    """A student, and the bytes the sandbox will run for them (None: nothing to grade)."""
+
+    student: Student
+    source: bytes | None
+
+
+@dataclass
+class Intake:
+    students: list[Prepared] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+@dataclass
+class _Piece:
+    node: Node
+    rel: tuple[str, ...]  # where it sits in the student's submission
+    order: tuple[int, ...] = ()
+    late: bool = False
+
+
+@dataclass
+class _Unit:
+    owner: platforms.Owner
+    pieces: list[_Piece] = field(default_factory=list)
+    people: list[platforms.Submitter] = field(default_factory=list)
+
+
+def shard_of(key: str, count: int) -> int:
+    """Which of `count` shards grades a student (0-based): stable across machines and runs."""
+    return int(hashlib.sha256(key.encode()).hexdigest()[:12], 16) % count
+
+
+def collect(inputs: Iterable[str | os.PathLike], roster: str | os.PathLike | None = None,
+            entries: tuple[str, ...] = notebook.ENTRY_NAMES) -> Intake:
+    intake = Intake()
+    skip = intake.skipped
+    units: dict[str, _Unit] = {}
+    for arg in inputs:
+        path = os.fspath(arg)
+        if not os.path.lexists(path):
+            raise InputError(f"{display(path)} does not exist")
+        shown = display(path.rstrip("/") or path)
+        node = from_disk(os.path.realpath(path) if os.path.isdir(path) else path, shown)
+        if node.kind == "dir":
+            _walk_class(node, units, skip)
+        elif node.kind == "file":
+            _add_file(node, units)
+        else:
+            skip.append(Skipped(path=node.path, reason=node.reason))
+    people = [_resolve(unit, skip, entries) for unit in units.values()]
+    rows = [p for group in people for p in group]
+    if roster is not None:
+        rows += _apply_roster(rows, roster)
+    intake.students = sorted(rows, key=lambda p: (p.student.name.casefold(), p.student.key))
+    return intake
+
+
+def _add_file(node: Node, units: dict[str, _Unit], owner: platforms.Owner | None = None) -> None:
+    owner = owner or platforms.owner_of_file(node.name)
+    unit = units.setdefault(owner.key, _Unit(owner))
+    unit.pieces.append(_Piece(node, (owner.original or node.name,), owner.order, owner.late))
+
+
+def _walk_class(root: Node, units: dict[str, _Unit], skip: list[Skipped]) -> None:
+    names = {c.name: c for c in root.children}
+    meta = names.get(platforms.GRADESCOPE_METADATA)
+    submitters: dict[str, list[platforms.Submitter]] = {}
+    if meta is not None and meta.kind == "file":
+        try:
+            for s in platforms.gradescope_submitters(meta.read(MAX_NOTEBOOK_BYTES).data.decode("utf-8", "replace")):
+                submitters.setdefault(s.folder, []).append(s)
+        except (Refused, ValueError) as exc:
+            skip.append(Skipped(path=meta.path, reason=str(exc)))
+    for child in root.children:
+        if child is meta or child.name in IGNORED:
+            continue
+        if child.kind == "other":
+            skip.append(Skipped(path=child.path, reason=child.reason))
+            owner = platforms.owner_of_file(child.name)
+            if owner.platform != "file" or child.name.endswith(SOURCE_SUFFIXES):
+                units.setdefault(owner.key, _Unit(owner))  # the student still gets a row, with nothing to grade
+        elif child.kind == "dir":
+            if child.name.endswith(SOURCE_SUFFIXES):
+                skip.append(Skipped(path=child.path, reason="a directory, not a file, although named like one"))
+                continue
+            people = submitters.get(child.name, [])
+            owner = (platforms.Owner(f"gradescope:{child.name}", child.name, child.name, "gradescope")
+                     if people else platforms.owner_of_folder(child.name))
+            unit = units.setdefault(owner.key, _Unit(owner))
+            unit.people = people
+            unit.pieces.append(_Piece(child, ()))
+        elif child.name.endswith(SOURCE_SUFFIXES):
+            _add_file(child, units)
+        else:
+            skip.append(Skipped(path=child.path, reason="not a .py, .ipynb or .zip file"))
+    for folder in sorted(submitters.keys() - names.keys()):
+        skip.append(Skipped(path=f"{root.path}/{folder}",
+                            reason=f"named in {platforms.GRADESCOPE_METADATA} but not in the export"))
+
+
+def files(node: Node, skip: list[Skipped]) -> list[tuple[tuple[str, ...], Node]]:
+    left: list[tuple[str, str]] = []
+    found = _tree_files(node, left)
+    skip += [Skipped(path=p, reason=r) for p, r in left]
+    return found
+
+
+def _latest(unit: _Unit, skip: list[Skipped]) -> list[_Piece]:
+    """Per file name the latest version (Canvas's resubmissions); older ones are listed as skipped."""
+    best: dict[tuple[str, ...], _Piece] = {}
+    for piece in sorted(unit.pieces, key=lambda p: p.order):
+        old = best.get(piece.rel)
+        if old is not None:
+            skip.append(Skipped(path=old.node.path, reason=f"an older submission; graded the later {piece.node.path}"))
+        best[piece.rel] = piece
+    return list(best.values())
+
+
+def _expand(pieces: list[_Piece], skip: list[Skipped]) -> list[tuple[tuple[str, ...], Node]]:
+    out = []
+    for piece in pieces:
+        if piece.node.kind == "dir":
+            out += [(piece.rel + rel, n) for rel, n in files(piece.node, skip)]
+        else:
+            out.append((piece.rel, piece.node))
+    expanded = []
+    for rel, node in out:
+        if any(part in IGNORED for part in rel):
+            continue
+        if rel[-1].endswith(".zip"):  # on disk; an archive's own members are never opened as archives
+            inner = read_zip(node)
+            if inner.kind != "dir":
+                skip.append(Skipped(path=inner.path, reason=inner.reason))
+                continue
+            for sub, member in files(inner, skip):
+                if sub[-1].endswith(".zip"):
+                    skip.append(Skipped(path=member.path, reason="an archive inside an archive"))
+                elif not any(part in IGNORED for part in sub):
+                    expanded.append((rel[:-1] + sub, member))
+        else:
+            expanded.append((rel, node))
+    return expanded
+
+
+def _defines(source: str, entries: tuple[str, ...]) -> bool:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return bool(re.search(rf"^\s*def\s+{re.escape(entries[0])}\b", source, re.M))
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == entries[0]:
+            return True
+        if isinstance(node, ast.Assign | ast.ImportFrom | ast.Import):
+            bound = ([t.id for t in node.targets if isinstance(t, ast.Name)] if isinstance(node, ast.Assign)
+                     else [a.asname or a.name for a in node.names])
+            if entries[0] in bound:
+                return True
+    return False
+
+
+@dataclass
+class _Source:
+    rel: tuple[str, ...]
+    node: Node
+    text: str
+    converted: bool
+    defines: bool = False
+    raw: bytes | None = None  # the bytes handed in, when they are graded as they are
+
+
+def _read_sources(found, skip: list[Skipped], entries) -> list[_Source]:
+    sources = []
+    for rel, node in found:
+        name = rel[-1]
+        if not name.endswith((".py", ".ipynb")):
+            skip.append(Skipped(path=node.path, reason="not a .py, .ipynb or .zip file"))
+            continue
+        try:
+            blob = node.read(MAX_NOTEBOOK_BYTES if name.endswith(".ipynb") else MAX_FILE_BYTES)
+        except Refused as exc:
+            skip.append(Skipped(path=node.path, reason=str(exc)))
+            continue
+        if name.endswith(".ipynb"):
+            try:
+                converted = notebook.notebook_to_script(blob.data)
+            except ValueError as exc:
+                skip.append(Skipped(path=node.path, reason=str(exc)))
+                continue
+            src = _Source(rel, node, converted.script, True)
+        else:
+            text = pack.decode(blob.data)
+            if notebook.is_exported_notebook(text):
+                src = _Source(rel, node, notebook.exported_to_script(text).script, True)
+            else:
+                src = _Source(rel, node, text, False, raw=blob.data)
+        src.defines = _defines(src.text, entries)
+        sources.append(src)
+    return sources
+
+
+def _preference(src: _Source) -> tuple:
+    stem = src.rel[-1].rsplit(".", 1)[0]
+    return (not src.defines, stem != "attention", src.rel[-1].endswith(".ipynb"), len(src.rel), src.rel)
+
+
+def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
+    owner = unit.owner
+    latest = _latest(unit, skip)
+    late = max(latest, key=lambda p: p.order).late if latest else False
+    sources = _read_sources(_expand(latest, skip), skip, entries)
+    base = dict(key=owner.key, id=owner.id, name=owner.name, platform=owner.platform, late=late)
+    people = [dict(base, key=f"gradescope:{p.sid or p.email or p.name or owner.id}", id=p.sid or owner.id,
+                   name=p.name or owner.name, email=p.email) for p in unit.people] or [base]
+    if not sources:
+        return [Prepared(Student(**who, notes=["nothing gradable was handed in"]), None) for who in people]
+    graded = min(sources, key=_preference)
+    notes, data = [], None
+    here = graded.rel[:-1]
+    modules = {src.rel[-1][:-3]: src for src in sources if src is not graded and src.rel[:-1] == here
+               and src.rel[-1].endswith(".py") and MODULE_NAME.match(src.rel[-1][:-3])}
+    used = pack.needed_helpers(graded.text, {k: v.text for k, v in modules.items()})
+    helpers = {k: modules[k] for k in used}
+    for src in sources:
+        if src is graded or any(src is h for h in helpers.values()):
+            continue
+        if src.defines:
+            skip.append(Skipped(path=src.node.path, reason=f"also defines {entries[0]}; graded {graded.node.path}"))
+        elif any(src is m for m in modules.values()):
+            skip.append(Skipped(path=src.node.path, reason=f"a helper module that {graded.node.path} never imports"))
+        else:
+            skip.append(Skipped(path=src.node.path, reason=f"not the graded file ({graded.node.path}) nor a "
+                                                           "helper module beside it"))
+    if used:
+        text = pack.pack(graded.text, {k: helpers[k].text for k in used})
+        notes.append("helper modules packed with it: " + ", ".join(f"{k}.py" for k in used))
+        converted = True
+    else:
+        text, converted = graded.text, graded.converted
+        data = graded.raw if not converted else None
+    if graded.converted:
+        notes.append("converted from a notebook: its definitions are graded, the cells it runs are not")
+    if not graded.defines:
+        notes.append(f"no file defines {entries[0]}")
+    data = data if data is not None else text.encode("utf-8")
+    sha = hashlib.sha256(data).hexdigest()
+    return [Prepared(Student(**who, submission=graded.node.path, source_sha256=sha, converted=converted,
+                             notes=notes), data) for who in people]
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.casefold())
+
+
+def _apply_roster(rows: list[Prepared], roster: str | os.PathLike) -> list[Prepared]:
+    """Fill names, e-mails and sections from a roster CSV; students on it with no submission get a row."""
+    try:
+        text = read_file(roster, MAX_NOTEBOOK_BYTES).data.decode("utf-8-sig", "replace")
+    except Refused as exc:
+        raise InputError(f"roster {display(os.fspath(roster))}: {exc}") from None
+    reader = csv.DictReader(io.StringIO(text))
+    cols = {(h or "").strip().casefold(): h for h in reader.fieldnames or []}
+
+    def col(*names: str) -> str | None:
+        return next((cols[n] for n in names if n in cols), None)
+
+    c_id = col("id", "student id", "sid", "user id", "userid", "id number", "idnumber", "participant")
+    c_name = col("student", "name", "full name", "student name")
+    c_email = col("email", "email address", "e-mail")
+    c_section = col("section", "group", "groups")
+    c_login = col("sis login id", "sis user id", "username", "login")
+    if c_id is None and c_name is None and c_email is None:
+        raise InputError("the roster needs an id, name or email column (e.g. ID, Student, Email)")
+    entries = [{k: (r.get(c) or "").strip() if c else "" for k, c in
+                (("id", c_id), ("name", c_name), ("email", c_email), ("section", c_section), ("login", c_login))}
+               for r in reader]
+    by_id = {e["id"]: e for e in entries if e["id"]}
+    by_email = {e["email"].casefold(): e for e in entries if e["email"]}
+    by_name: dict[str, dict] = {}
+    for e in entries:
+        if e["name"]:
+            by_name.setdefault(_norm(e["name"]), e)
+            if "," in e["name"]:  # Canvas's "Last, First" is "lastfirst" in its file names
+                by_name.setdefault(_norm(e["name"].replace(",", "")), e)
+            parts = e["name"].split()
+            if len(parts) > 1:
+                by_name.setdefault(_norm(parts[-1] + "".join(parts[:-1])), e)
+    matched: set[int] = set()
+    for p in rows:
+        s = p.student
+        e = by_id.get(s.id) or by_email.get(s.email.casefold()) or by_name.get(_norm(s.name))
+        s.on_roster = e is not None
+        if e is None:
+            s.notes.append("not on the roster")
+            continue
+        matched.add(id(e))
+        s.name = e["name"] or s.name
+        s.email = s.email or e["email"]
+        s.section, s.sis_login = e["section"], e["login"]
+        if e["id"] and s.platform in ("file", "folder"):
+            s.id = e["id"]
+    missing = []
+    for e in entries:
+        if id(e) not in matched:
+            key = f"roster:{e['id'] or e['email'] or e['name']}"
+            missing.append(Prepared(Student(key=key, id=e["id"], name=e["name"], email=e["email"],
+                                            section=e["section"], sis_login=e["login"], platform="roster",
+                                            on_roster=True, notes=["no submission"]), None))
+    return missing
