@@ -36,7 +36,7 @@ def merge_stores(dirs: list[Path], out: Path, junit: Path | None = None) -> Clas
     for path, _ in stores:
         if path.resolve() != (out / STORE_NAME).resolve():
             absorb(target, path)
-    results = sorted(target.results(), key=lambda r: (r.student.name.casefold(), r.student.key))
+    results = sorted(target.results(), key=lambda r: (r.student.position, r.student.key))
     skipped = target.skipped()
     target.close()
     for r in results:

@@ -81,14 +81,19 @@ def collect(inputs: Iterable[str | os.PathLike], roster: str | os.PathLike | Non
         if node.kind == "dir":
             _walk_class(node, units, skip)
         elif node.kind == "file":
-            _add_file(node, units)
+            owner = platforms.owner_of_file(node.name)
+            if owner.platform == "file":  # named on the command line: its own student, whatever its name
+                owner = platforms.Owner(f"path:{node.path}", node.path, node.path, "file", original=node.name)
+            _add_file(node, units, owner)
         else:
             skip.append(Skipped(path=node.path, reason=node.reason))
     people = [_resolve(unit, skip, entries) for unit in units.values()]
     rows = [p for group in people for p in group]
     if roster is not None:
         rows += _apply_roster(rows, roster)
-    intake.students = sorted(rows, key=lambda p: (p.student.name.casefold(), p.student.key))
+    for i, p in enumerate(rows):
+        p.student.position = i
+    intake.students = rows
     return intake
 
 

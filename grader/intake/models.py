@@ -26,6 +26,7 @@ class Student(BaseModel):
     source_sha256: str = ""  # of the file the sandbox runs (after notebook conversion or packing)
     converted: bool = False  # the graded file is not the file handed in (notebook, helpers packed)
     on_roster: bool | None = None  # None: no roster given
+    position: int = 0  # order in the class as found (command-line order, then names); every shard agrees
     notes: list[str] = []
 
 
