@@ -34,8 +34,9 @@ def _line(text: str) -> str:
 
 def _grade(args) -> int:
     from grader.batch.run import grade_class, parse_shard
-    from grader.grade import INSTRUCTOR_RUBRIC, secret_from_env
+    from grader.grade import secret_from_env
     from grader.intake.collect import InputError, collect
+    from grader.paths import INSTRUCTOR_RUBRIC
     from grader.report.terminal import render_class_summary, render_terminal
     from grader.rubric import load_rubric
 

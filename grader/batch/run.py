@@ -26,10 +26,10 @@ from grader.batch.names import student_filename
 from grader.batch.progress import ClassProgress
 from grader.batch.store import STORE_NAME, Store
 from grader.batch.summary import summarize
-from grader.grade import INSTRUCTOR_RUBRIC, Executed, default_rubric, execute, judge
+from grader.grade import Executed, default_rubric, execute, judge
 from grader.intake.collect import Intake, Prepared, shard_of
 from grader.intake.models import Skipped
-from grader.paths import atomic_write_text
+from grader.paths import INSTRUCTOR_RUBRIC, atomic_write_text
 from grader.report.models import Report
 from grader.rubric import Rubric
 from grader.sandbox import Sandbox

@@ -19,8 +19,8 @@ import pytest
 from grader.batch.merge import merge_stores
 from grader.batch.run import grade_class
 from grader.batch.store import STORE_NAME
-from grader.grade import INSTRUCTOR_RUBRIC
 from grader.intake.collect import collect
+from grader.paths import INSTRUCTOR_RUBRIC
 from grader.rubric import load_rubric
 from grader.sandbox import Limits, Sandbox
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from grader.batch.store import Store, rubric_hash, secret_hash
-from grader.grade import INSTRUCTOR_RUBRIC
+from grader.paths import INSTRUCTOR_RUBRIC
 from grader.report.models import Report, Runtime
 from grader.rubric import load_rubric
 
