@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench schemas clean
+.PHONY: setup demo test lint bench accuracy schemas clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -25,6 +25,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/warm_vs_fresh.py
+
+# Grader accuracy on the real-code and mutation corpora (tests/real, tests/accuracy); writes docs/accuracy.md.
+accuracy: $(STAMP)
+	$(PY) bench/accuracy.py
 
 schemas: $(STAMP)
 	$(PY) -m grader schemas
