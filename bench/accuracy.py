@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from grader.grade import grade_files  # noqa: E402
+from grader.batch.run import grade_files  # noqa: E402
 
 
 def _load(name: str, path: Path):

@@ -44,7 +44,7 @@ def verdicts():
 @pytest.fixture(scope="session")
 def mutant_verdicts(mutants, verdicts, tmp_path_factory):
     """Every mutant graded once, in one class run, as an instructor with a fixed secret: {name: verdict}."""
-    from grader.grade import grade_files
+    from grader.batch.run import grade_files
 
     mutate = sys.modules["accuracy_mutate"]
     written = mutate.write(tmp_path_factory.mktemp("mutants"), mutants)

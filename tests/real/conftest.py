@@ -28,7 +28,7 @@ def verdicts():
 @pytest.fixture(scope="session")
 def real_graded(verdicts):
     """{name: (expectation, report)} for every file of tests/real, graded once as an instructor."""
-    from grader.grade import grade_files
+    from grader.batch.run import grade_files
 
     paths = verdicts.real_files()
     manifest = verdicts.load_manifest()
