@@ -78,6 +78,22 @@ def _evaluate(check_id: str, obs: Observations, rubric: Rubric) -> CheckOutcome:
         return CheckOutcome("error", 0, 1, f"The submission's results for this check were malformed ({exc}).")
 
 
+def points_lost(rubric: Rubric, checks) -> dict[str, float]:
+    """Points lost per check, a skipped check's counted on the prerequisite that blocked it."""
+    status = {c.id: c.status for c in checks}
+
+    def owner(cid: str, seen: frozenset = frozenset()) -> str:
+        blocker = next((p for p in rubric.check(cid).requires if status.get(p) != "passed"), None)
+        if status[cid] != "skipped" or blocker not in status or blocker in seen:
+            return cid
+        return owner(blocker, seen | {cid})
+
+    lost = {c.id: 0.0 for c in checks}
+    for c in checks:
+        lost[owner(c.id)] += c.max_score - c.score
+    return lost
+
+
 def _visuals(obs: Observations) -> Visuals:
     def weights(pid: str) -> list | None:
         r = obs.reply(pid)
@@ -138,9 +154,9 @@ def judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Catal
     if executed.unreadable:
         obs.load_error = Reply(False, error_type="unreadable", error=f"cannot read the file: {executed.unreadable}")
     outcomes = {cid: _evaluate(cid, obs, rubric) for cid in rubric.check_ids}
-    diagnoses = diagnose(obs, outcomes, catalogue or catalogue_data.load())
     key = hashlib.sha256((hint_key or str(executed.path.resolve())).encode()).hexdigest()[:16]
     scored = score_checks(rubric, outcomes, audience=audience, hint_key=key, hint_state_path=hint_state_path)
+    diagnoses = diagnose(obs, outcomes, catalogue or catalogue_data.load(), lost=points_lost(rubric, scored.checks))
     run = executed.run
     return Report(
         submission=str(executed.path), score=scored.score, max_score=scored.max_score, checks=scored.checks,

@@ -1,41 +1,43 @@
-"""The catalogue of misconceptions, as data a student bundle may carry.
+"""Fingerprints: what each catalogued mutant returns on the public probes, as data a student bundle may carry.
 
-The single source is `reference/mutants/<id>.py`: each docstring names its misconception and the
-chapter section to reread. `build` reads those docstrings and runs each behavioural mutant on the
-visible probes, keeping only the observations where it differs from the reference: its fingerprint.
-The result is `grader/data/catalogue.json`, numbers and prose only, never code.
+The source is `reference/mutants/<id>.py` (instructor only), one file per declared misconception
+whose evidence includes a fingerprint. `build` runs each on the visible probes in this process and
+keeps only the observations where it differs from the reference, rounded to the precision the
+matcher compares at. The result, `grader/data/catalogue.json`, holds numbers only: no code and no
+prose (titles and messages live in grader/diagnosis/misconceptions.py).
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import math
+import os
 from functools import cache
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from grader.diagnosis.fingerprint import Observation, differs, observe_file
-from grader.paths import CATALOGUE, ROOT
+from grader.diagnosis.fingerprint import Observation, TensorValue, differs, observe_file
+from grader.paths import CATALOGUE, ROOT, atomic_write_text
 
 MUTANTS = ROOT / "reference" / "mutants"
 REFERENCE = ROOT / "reference" / "attention.py"
 # Written in a checkout by `python -m grader catalogue`; read wherever the package is installed.
 DATA = Path(__file__).resolve().parents[1] / "data" / "catalogue.json"
+# Significant digits kept: the matcher's rtol is 1e-5, so 7 digits lose nothing it can see.
+DIGITS = 7
+# Elements kept per tensor, evenly spaced: two different bugs disagree on almost every element.
+SAMPLE = 16
 
 
-class Misconception(BaseModel):
-    id: str
-    title: str
-    section: str
-    explanation: str
-    kind: str
-    fingerprint: dict[str, Observation] = {}
+class CatalogueSourceMissing(RuntimeError):
+    """The mutants (instructor side) are not here: a student bundle cannot rebuild its fingerprints."""
 
 
 class Catalogue(BaseModel):
-    misconceptions: dict[str, Misconception]
+    fingerprints: dict[str, dict[str, Observation]] = {}
 
 
 def parse_docstring(path: Path) -> dict[str, str]:
@@ -55,31 +57,56 @@ def parse_docstring(path: Path) -> dict[str, str]:
     return {"title": title.strip().rstrip("."), "explanation": " ".join(b for b in body if b)} | fields
 
 
-def build() -> Catalogue:
-    """Read the mutants and fingerprint the behavioural ones (instructor side: needs reference/)."""
+def _compact(value: Observation) -> Observation:
+    if isinstance(value, TensorValue):
+        step = max(1, math.ceil(len(value.data) / SAMPLE))
+        data = [float(f"{x:.{DIGITS}g}") if isinstance(x, float) else x for x in value.data[::step]]
+        return TensorValue(shape=value.shape, data=data, step=step)
+    return value
+
+
+def build(mutants: Path | None = None) -> Catalogue:
+    """Run the fingerprinted mutants on the visible probes (instructor side: needs reference/)."""
+    from grader.diagnosis.misconceptions import DECLARED
     from grader.probes import visible_probes
 
+    mutants = MUTANTS if mutants is None else mutants
+    if not mutants.is_dir() or not REFERENCE.is_file():
+        raise CatalogueSourceMissing(
+            f"cannot rebuild the fingerprints: {mutants} (the instructor's mutants) is not here. "
+            f"A student bundle ships its fingerprints ready-made in {DATA.name}; rebuild them in the "
+            "project's source tree.")
     probes = visible_probes()
     reference = observe_file(REFERENCE, probes)
-    entries = {}
-    for path in sorted(MUTANTS.glob("*.py")):
-        fields = parse_docstring(path)
-        fingerprint = {}
-        if fields["kind"] == "behaviour":
+    fingerprints = {}
+    for m in DECLARED:
+        path = mutants / f"{m.id}.py"
+        if m.fingerprinted and path.is_file():
             seen = observe_file(path, probes)
-            fingerprint = {key: value for key, value in seen.items() if differs(value, reference.get(key))}
-        entries[fields["diagnosis"]] = Misconception(
-            id=fields["diagnosis"], title=fields["title"], section=fields["section"],
-            explanation=fields["explanation"], kind=fields["kind"], fingerprint=fingerprint,
-        )
-    return Catalogue(misconceptions=entries)
+            fingerprints[m.id] = {key: _compact(value) for key, value in seen.items()
+                                  if differs(value, reference.get(key))}
+    return Catalogue(fingerprints=fingerprints)
 
 
-def write(path: Path = DATA) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(build().model_dump(mode="json"), indent=1, sort_keys=True) + "\n")
+def dumps(catalogue: Catalogue) -> str:
+    """Compact JSON, one misconception per line, so a change reads as a diff of the lines it touches."""
+    data = catalogue.model_dump(mode="json")["fingerprints"]
+    lines = [f"{json.dumps(mid)}:{json.dumps(fp, separators=(',', ':'), sort_keys=True)}"
+             for mid, fp in sorted(data.items())]
+    return '{"fingerprints":{\n' + ",\n".join(lines) + "\n}}\n"
+
+
+def write(path: Path | None = None) -> Path:
+    """Rebuild and write atomically; raises CatalogueSourceMissing without the mutants."""
+    path = DATA if path is None else path
+    atomic_write_text(path, dumps(build()))
+    os.chmod(path, 0o644)  # shipped data: readable by whoever installs it
+    load.cache_clear()
+    return path
 
 
 @cache
 def load(path: Path | Traversable = CATALOGUE) -> Catalogue:
+    if not path.is_file():
+        return Catalogue()
     return Catalogue.model_validate_json(path.read_text())

@@ -13,7 +13,6 @@ import torch
 from pydantic import BaseModel
 
 from grader.probes import Probe
-from grader.sandbox.runner import answer, load_module, tripwires
 
 # Loose enough for one bug written two ways (float32 sums in another order), tight enough to
 # separate one bug from another.
@@ -23,6 +22,7 @@ MATCH_RTOL, MATCH_ATOL = 1e-5, 1e-7
 class TensorValue(BaseModel):
     shape: list[int]
     data: list[float | str]  # "nan", "inf", "-inf" spelled out: JSON has no NaN
+    step: int = 1  # data holds every step-th element of the flattened tensor (a stored sample)
 
 
 Observation = TensorValue | str | int
@@ -33,8 +33,10 @@ def _tensor_value(t: torch.Tensor) -> TensorValue:
     return TensorValue(shape=list(t.shape), data=[x if math.isfinite(x) else str(x) for x in flat])
 
 
-def _as_tensor(v: TensorValue) -> torch.Tensor:
-    return torch.tensor([float(x) for x in v.data], dtype=torch.float64).reshape(v.shape)
+def _as_tensor(v: TensorValue, step: int = 1) -> torch.Tensor | None:
+    """The flattened values at every step-th position, or None when v holds a different sample."""
+    data = v.data if v.step == step else v.data[::step] if v.step == 1 else None
+    return None if data is None else torch.tensor([float(x) for x in data], dtype=torch.float64)
 
 
 def observe_replies(replies: dict[str, object]) -> dict[str, Observation]:
@@ -55,15 +57,18 @@ def observe_replies(replies: dict[str, object]) -> dict[str, Observation]:
 
 def differs(a: Observation | None, b: Observation | None) -> bool:
     if isinstance(a, TensorValue) and isinstance(b, TensorValue):
-        if a.shape != b.shape:
+        step = max(a.step, b.step)  # a stored sample is compared with the same elements of a full tensor
+        x, y = _as_tensor(a, step), _as_tensor(b, step)
+        if a.shape != b.shape or x is None or y is None or x.shape != y.shape:
             return True
-        return not torch.allclose(_as_tensor(a), _as_tensor(b), rtol=MATCH_RTOL, atol=MATCH_ATOL, equal_nan=True)
+        return not torch.allclose(x, y, rtol=MATCH_RTOL, atol=MATCH_ATOL, equal_nan=True)
     return a != b
 
 
 def observe_file(path: Path, probes: list[Probe]) -> dict[str, Observation]:
     """Run a TRUSTED implementation (the reference or a catalogue entry) in this process."""
     from grader.checks.observations import Reply
+    from grader.sandbox.runner import answer, load_module, tripwires  # instructor side only
 
     with tripwires():
         module, loaded = load_module(str(path), name=f"catalogue_{path.stem}")

@@ -41,7 +41,8 @@ def headline(report: Report, checks: Sequence[CheckReport], *, pictures: bool = 
             return praise + "."
         return (praise + ": the pictures show your weights next to the correct ones, one row per receiving "
                 "position, each row a set of shares over the sources it may see.")
-    return f"{len(bad)} of {len(checks)} checks need another look. Start with the diagnosis below."
+    need = f"{len(bad)} of {len(checks)} checks need another look."
+    return f"{need} Start with the diagnosis below." if report.diagnoses else need
 
 
 def points_formatter(values: Sequence[float]) -> Callable[[float], str]:

@@ -28,7 +28,7 @@ def test_bundle_holds_no_solution(bundle):
     assert defining == ["attention.py"]  # the stub, nothing else
     assert "NotImplementedError" in (bundle / "attention.py").read_text()
     catalogue = json.loads((bundle / "grader/data/catalogue.json").read_text())
-    assert "zero_fill_mask" in catalogue["misconceptions"]
+    assert "zero_fill_mask" in catalogue["fingerprints"]
     assert "import torch" not in (bundle / "grader/data/catalogue.json").read_text()
 
 
@@ -44,3 +44,13 @@ def test_bundle_self_check_diagnoses_without_the_catalogue_code(bundle, tmp_path
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["diagnoses"][0]["id"] == "zero_fill_mask"
+
+
+def test_catalogue_in_the_bundle_refuses_and_keeps_the_fingerprints(bundle, tmp_path):
+    data = bundle / "grader/data/catalogue.json"
+    before = data.read_bytes()
+    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "GRADER_DATA_DIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "grader", "catalogue"], cwd=bundle, capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert proc.returncode == 2 and "mutants" in proc.stderr and "Traceback" not in proc.stderr
+    assert data.read_bytes() == before

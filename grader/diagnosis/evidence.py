@@ -1,0 +1,790 @@
+"""What a submission's own replies show, read without its code: tensor-level predicates.
+
+Each reader takes the submission's observations and returns the facts it quotes (short strings,
+the submission's own numbers) or None when its misconception is not there. Readers see only the
+visible probes: a message may quote their inputs, never a hidden one's.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import torch
+
+from grader.checks import expected
+from grader.checks.base import CheckOutcome
+from grader.checks.observations import Observations, Reply, fmt
+from grader.probes import Probe
+
+Facts = dict[str, str]
+
+# A reply's weights count as a row softmax when rows sum to one this closely.
+SUM_ATOL = 1e-6
+# Scores (after the chapter's scale) beyond which exp overflows: float32 ~88.7, float64 ~709.8.
+OVERFLOW = {torch.float32: 88.0, torch.float64: 709.0}
+# Reply failures that are the sandbox's verdict on the whole process, not an exception raised by the code.
+PROCESS_FAILURES = ("timeout", "memory_limit", "process_exit", "protocol_error", "missing")
+
+
+@dataclass
+class Context:
+    """Everything a reader may look at; computed values are memoised per submission."""
+
+    obs: Observations
+    outcomes: dict[str, CheckOutcome]
+    fingerprints: dict[str, dict] = field(default_factory=dict)
+    _memo: dict = field(default_factory=dict)
+
+    def memo(self, key: str, compute):
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def attention(self, *, families: tuple[str, ...] | None = None) -> Iterator[tuple[Probe, Reply]]:
+        """Visible attention probes (not the shape-error ones) and their replies."""
+        for probe in self.obs.probes.probes:
+            if probe.id.startswith("h.") or probe.call.meta.get("target") != "attention":
+                continue
+            if probe.family == "shape" or (families is not None and probe.family not in families):
+                continue
+            yield probe, self.obs.reply(probe.id)
+
+
+# ---------------------------------------------------------------- small helpers
+
+
+def shape(t: torch.Tensor) -> str:
+    return "(" + ", ".join(str(s) for s in t.shape) + ")"
+
+
+def sizes(probe: Probe) -> dict[str, int]:
+    q, v = probe.t["q"], probe.t["v"]
+    return {"T": q.shape[-2], "d_k": q.shape[-1], "d_v": v.shape[-1]}
+
+
+def inputs(probe: Probe) -> str:
+    """How a call is described to a student: the entry point and its input shapes."""
+    t = probe.t
+    if probe.call.meta.get("target") == "head":
+        m = probe.call.meta
+        args = ", ".join(str(m[n]) for n in ("n_embd", "d_k") ) + (f", {m['d_v']}" if m.get("d_v") else "")
+        return f"SingleHead({args}) on x of shape {shape(t['x'])}"
+    return f"causal_attention on q {shape(t['q'])}, k {shape(t['k'])}, v {shape(t['v'])}"
+
+
+def weights(reply: Reply, probe: Probe) -> torch.Tensor | None:
+    """The returned weights when they have the shape (..., T, T) the probe asks for."""
+    w = reply.tensors.get("weights") if reply.ok else None
+    q = probe.t["q"]
+    if w is None or tuple(w.shape) != (*q.shape[:-1], q.shape[-2]):
+        return None
+    return w.detach().double()
+
+
+def first_slice(t: torch.Tensor) -> torch.Tensor:
+    """The first (T, T) matrix of a batched tensor."""
+    while t.dim() > 2:
+        t = t[0]
+    return t
+
+
+def number(x: float) -> str:
+    """A number as a student would write it: 0, -10000, 0.333333, 1e+09."""
+    if x == 0 or abs(x) < 1e-9:
+        return "0"
+    return f"{x:.6g}"
+
+
+def scaled_scores(probe: Probe) -> torch.Tensor:
+    q, k = probe.t["q"].double(), probe.t["k"].double()
+    return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+
+
+# ---------------------------------------------------------------- how the file failed as a whole
+
+
+def source_line(obs: Observations, lineno: int | None) -> str | None:
+    if not lineno:
+        return None
+    lines = obs.source.splitlines()
+    if 1 <= lineno <= len(lines) and lines[lineno - 1].strip():
+        return lines[lineno - 1].strip()[:120]
+    return None
+
+
+def at_line(obs: Observations, lineno: int | None) -> str:
+    line = source_line(obs, lineno)
+    if not lineno:
+        return ""
+    return f" at line {lineno}" + (f" (`{line}`)" if line else "")
+
+
+def load_failure(obs: Observations, kinds: tuple[str, ...]) -> Reply | None:
+    load = obs.load_error
+    return load if load is not None and (load.error_type or "") in kinds else None
+
+
+def syntax_error(ctx: Context) -> Facts | None:
+    load = load_failure(ctx.obs, ("SyntaxError", "IndentationError", "TabError"))
+    if load is None:
+        return None
+    return {"message": (load.error or "invalid syntax").rstrip("."), "where": at_line(ctx.obs, load.meta.get("lineno"))}
+
+
+_NO_MODULE = re.compile(r"No module named '([^']+)'")
+_NO_NAME = re.compile(r"cannot import name '([^']+)' from '([^']+)'")
+# Load failures that are a verdict on the process, or not about the code at all.
+_NOT_IMPORT = ("SyntaxError", "IndentationError", "TabError", "SystemExit", "MemoryError", "timeout",
+               "memory_limit", "process_exit")
+
+
+def import_error(ctx: Context) -> Facts | None:
+    load = ctx.obs.load_error
+    if load is None or (load.error_type or "") in _NOT_IMPORT:
+        return None
+    where = at_line(ctx.obs, load.meta.get("lineno"))
+    message = (load.error or "").rstrip(".")
+    if load.error_type in ("unreadable", "SubmissionRefused"):
+        return {"what": f"The grader could not open your file: {message}."}
+    if load.error_type == "protocol_error":
+        return {"what": f"Importing your file did not produce a valid reply ({message})."}
+    if m := _NO_MODULE.search(message):
+        module = m.group(1)
+        return {"what": f"Your file imports `{module}`{where}, and no module of that name exists where it is "
+                        f"graded (ModuleNotFoundError). Only PyTorch and the standard library are there: "
+                        f"helper code must live in the file you submit."}
+    if m := _NO_NAME.search(message):
+        return {"what": f"Your file imports `{m.group(1)}` from `{m.group(2)}`{where}, which does not provide it "
+                        f"(ImportError)."}
+    return {"what": f"Importing your file raised {load.error_type}{where}: {message}. Code at the top level of the "
+                    f"file runs when it is imported, so an error there stops everything."}
+
+
+def defined_names(obs: Observations) -> list[str]:
+    """Top-level functions and classes the source defines (parsed, never run)."""
+    try:
+        tree = ast.parse(obs.source)
+    except SyntaxError:
+        return list(obs.defined)
+    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
+
+
+def missing_function(ctx: Context) -> Facts | None:
+    obs = ctx.obs
+    if obs.load_error is not None:
+        return None
+    missing = [n for n in obs.required if n not in obs.load_names]
+    if not missing:
+        return None
+    import difflib
+
+    defined = defined_names(obs)
+    if not obs.source.strip():
+        has = "Your file is empty: it defines nothing"
+    elif not defined:
+        has = "Your file defines no function or class"
+    else:
+        shown = ", ".join(f"`{n}`" for n in defined[:8]) + (" and more" if len(defined) > 8 else "")
+        has = f"Your file defines {shown}"
+    hints = []
+    for name in missing:
+        close = difflib.get_close_matches(name, [d for d in defined if d not in obs.required], n=1)
+        hints.append(f"`{name}` (is `{close[0]}` meant to be it?)" if close else f"`{name}`")
+    return {"has": has, "missing": " and ".join(hints)}
+
+
+def _first_failure(ctx: Context, kinds: tuple[str, ...]) -> tuple[Probe, Reply] | None:
+    """The first visible call that ended this way by itself (not one skipped after another failed)."""
+    for probe in ctx.obs.probes.probes:
+        if probe.id.startswith("h."):
+            continue
+        reply = ctx.obs.reply(probe.id)
+        if not reply.ok and reply.error_type in kinds and not (reply.error or "").startswith("not run"):
+            return probe, reply
+    return None
+
+
+def _during(ctx: Context, kinds: tuple[str, ...]) -> tuple[str, Reply] | None:
+    """Where a whole-process failure happened: while importing, or in which call."""
+    load = load_failure(ctx.obs, kinds)
+    if load is not None:
+        return "Importing your file", load
+    found = _first_failure(ctx, kinds)
+    if found is None:
+        return None
+    probe, reply = found
+    return f"Your {inputs(probe)}", reply
+
+
+def _detail(reply: Reply) -> str:
+    """The sandbox's own words, without the bookkeeping prefix."""
+    text = (reply.error or "").removeprefix("while importing: ")
+    return re.sub(r"^not run: [^(]*\((.*)\)$", r"\1", text)
+
+
+def timeout(ctx: Context) -> Facts | None:
+    found = _during(ctx, ("timeout",))
+    if found is None:
+        return None
+    who, reply = found
+    return {"who": who, "limit": _detail(reply)}
+
+
+_ALLOCATE = re.compile(r"tried to allocate (\d+) bytes")
+
+
+def memory_limit(ctx: Context) -> Facts | None:
+    found = _during(ctx, ("memory_limit", "MemoryError"))
+    if found is None:
+        return None
+    who, reply = found
+    if m := _ALLOCATE.search(reply.error or ""):
+        size = int(m.group(1))
+        limit = f"tried to allocate {size / 2**30:.3g} GiB in one tensor, more than the sandbox allows"
+    elif reply.error_type == "MemoryError":
+        limit = f"raised MemoryError ({(reply.error or '').strip()[:160]})"
+    else:
+        limit = f"was stopped: {_detail(reply)}"
+    return {"who": who, "limit": limit}
+
+
+def process_exit(ctx: Context) -> Facts | None:
+    load = load_failure(ctx.obs, ("SystemExit", "process_exit"))
+    if load is not None:
+        if load.error_type == "SystemExit":
+            code = (load.error or "").strip() or "None"
+            how = f"called sys.exit({code}){at_line(ctx.obs, load.meta.get('lineno'))}"
+        else:
+            how = f"ended the process ({_detail(load)})"
+        return {"what": f"Importing your file {how}, so the process ended before anything could be checked. "
+                        f"Code at the top level runs on import: keep self-tests under "
+                        f"`if __name__ == \"__main__\":`."}
+    found = _first_failure(ctx, ("process_exit", "SystemExit"))
+    if found is None:
+        return None
+    probe, reply = found
+    how = "called sys.exit" if reply.error_type == "SystemExit" else f"ended the process ({_detail(reply)})"
+    return {"what": f"Your {inputs(probe)} {how} instead of returning."}
+
+
+def not_implemented(ctx: Context) -> Facts | None:
+    replies = [r for pid, r in ctx.obs.replies.items() if not pid.startswith("h.")]
+    if not replies or ctx.obs.load_error is not None:
+        return None
+    stub = [r for r in replies if r.error_type == "NotImplementedError"]
+    if len(stub) == len(replies):
+        return {"what": "every call raised NotImplementedError"}
+    heads = [ctx.obs.reply(p.id) for p in ctx.obs.probes.family("head") if not p.id.startswith("h.")]
+    if heads and all(r.error_type == "NotImplementedError" for r in heads):
+        return {"what": "SingleHead still raises NotImplementedError"}
+    return None
+
+
+# ---------------------------------------------------------------- the mask, read from where shares are zero
+
+
+def mask_shape(w: torch.Tensor) -> list[str]:
+    """Name the misconceptions a weight matrix's pattern of non-zero cells shows, whatever the scores were.
+
+    Robust to other bugs (a missing scale, say): it reads only where shares are zero and how rows sum.
+    """
+    if w.dim() != 2 or w.shape[0] != w.shape[1] or w.shape[0] < 3:
+        return []
+    w = w.double()
+    T = w.shape[0]
+    ones = torch.ones(T, T, dtype=torch.bool)
+    if not torch.isfinite(w).all():
+        return ["diagonal_excluded"] if not torch.isfinite(w[0]).all() and torch.isfinite(w[1:]).all() else []
+    nonzero = w != 0
+    for name, allowed in (("future_offset", ones.tril(1)), ("wrong_mask_direction", ones.triu()),
+                          ("diagonal_excluded", ones.tril(-1))):
+        if torch.equal(nonzero, allowed):
+            return [name]
+    rows_one, cols_one = (bool(torch.allclose(t, torch.ones_like(t), atol=SUM_ATOL)) for t in (w.sum(-1), w.sum(-2)))
+    found = ["softmax_wrong_axis"] if cols_one and not rows_one else []
+    if torch.equal(nonzero, ones.tril()):
+        rows = w.sum(-1)
+        if not cols_one and bool((rows < 1 - SUM_ATOL)[:-1].all()) and abs(float(rows[-1]) - 1) < SUM_ATOL:
+            found.append("mask_after_softmax")
+    elif bool(nonzero.all()):
+        # A zero score gives every forbidden source the same share of its normalising group.
+        groups = [w[:j, j] for j in range(1, T)] if found else [w[i, i + 1:] for i in range(T - 1)]
+        same = all(bool(torch.allclose(g, g[0].expand_as(g), rtol=1e-9, atol=0)) for g in groups)
+        found.append("zero_fill_mask" if same else "no_mask")
+    return found
+
+
+def mask_findings(ctx: Context) -> dict[str, tuple[Probe, torch.Tensor]]:
+    """Each mask misconception seen, with the first probe (worked example first) that shows it."""
+
+    def compute():
+        found: dict[str, tuple[Probe, torch.Tensor]] = {}
+        ordered = sorted(ctx.attention(families=("worked", "rand")), key=lambda pr: pr[0].id != "we")
+        for probe, reply in ordered:
+            w = weights(reply, probe)
+            if w is None:
+                continue
+            for name in mask_shape(first_slice(w)):
+                found.setdefault(name, (probe, first_slice(w)))
+        return found
+
+    return ctx.memo("mask", compute)
+
+
+def _mask_facts(ctx: Context, name: str) -> Facts | None:
+    seen = mask_findings(ctx).get(name)
+    if seen is None:
+        return None
+    probe, w = seen
+    where = "the worked example" if probe.id == "we" else f"a {w.shape[0]}-position probe"
+    return {"where": where, "row0": fmt(w[0]), "row_last": fmt(w[-1]), "sums": fmt(w.sum(-1))}
+
+
+def zero_fill_value(probe: Probe, w: torch.Tensor, scale: float | None) -> float | None:
+    """The score forbidden cells behave as if they had: log(w_ij / w_ii) + s * (q_i . k_i), j > i."""
+    q, k = first_slice(probe.t["q"].double()), first_slice(probe.t["k"].double())
+    s = scale if scale is not None else 1 / math.sqrt(q.shape[-1])
+    estimates = []
+    for i in range(w.shape[0] - 1):
+        for j in range(i + 1, w.shape[0]):
+            if w[i, j] > 0 and w[i, i] > 0:
+                estimates.append(math.log(float(w[i, j]) / float(w[i, i])) + s * float(q[i] @ k[i]))
+    return sorted(estimates)[len(estimates) // 2] if estimates else None
+
+
+def zero_fill_mask(ctx: Context) -> Facts | None:
+    facts = _mask_facts(ctx, "zero_fill_mask")
+    if facts is None:
+        return None
+    probe, w = mask_findings(ctx)["zero_fill_mask"]
+    scale = probe_scales(ctx).get(probe.id)
+    fill = zero_fill_value(probe, w, scale)
+    if fill is None:
+        return facts | {"fill": "a finite number", "exp": "its exponential is not zero"}
+    return facts | {"fill": number(fill), "exp": f"exp({number(fill)}) = {number(math.exp(fill))}"}
+
+
+def mask_reader(name: str):
+    def read(ctx: Context) -> Facts | None:
+        return _mask_facts(ctx, name)
+
+    read.__name__ = name
+    return read
+
+
+# ---------------------------------------------------------------- which axis softmax normalised
+
+
+def normalised_axes(w: torch.Tensor) -> list[int]:
+    """The dims (negative indices) along which the weights sum to one where the causal mask allows."""
+    allowed = torch.ones(w.shape[-1], w.shape[-1], dtype=torch.bool).tril()
+    clean = w.double().nan_to_num(0.0, posinf=0.0, neginf=0.0)
+    axes = []
+    for d in range(-w.dim(), 0):
+        sums = clean.sum(d)
+        if d < -2:
+            sums = sums[..., allowed]  # forbidden cells may be NaN along a batch axis
+        if sums.numel() and bool(torch.allclose(sums, torch.ones_like(sums), atol=SUM_ATOL, rtol=0)):
+            axes.append(d)
+    return axes
+
+
+AXIS_NAMES = {-1: "the sources (the last dim)", -2: "the receiving positions"}
+
+
+def _axis_name(d: int, ndim: int) -> str:
+    if d in AXIS_NAMES:
+        return AXIS_NAMES[d]
+    lead = ndim - 2
+    return "the batch items" if lead == 1 or d == -ndim else "the heads"
+
+
+def softmax_wrong_axis(ctx: Context) -> Facts | None:
+    wrong, right = None, []
+    for probe, reply in ctx.attention(families=("rand", "worked")):
+        w = weights(reply, probe)
+        if w is None or probe.t["q"].shape[-2] < 2:
+            continue
+        axes = normalised_axes(w)
+        if -1 in axes:
+            right.append(probe)
+        elif axes and wrong is None:
+            wrong = (probe, w, axes[0])
+    if wrong is None:
+        return None
+    probe, w, d = wrong
+    dim = w.dim() + d
+    facts = {"shape": shape(w), "dim": str(dim), "axis": _axis_name(d, w.dim())}
+    if any(p.t["q"].dim() != probe.t["q"].dim() for p in right):
+        flat = min(p.t["q"].dim() for p in right)
+        facts["only"] = (f" With {flat - 2 or 'no'} batch dimension{'s' if flat - 2 > 1 else ''} your rows do sum "
+                         f"to one: dim={dim} names the source axis only for some inputs; dim=-1 always does.")
+    else:
+        facts["only"] = ""
+    return facts
+
+
+# ---------------------------------------------------------------- the scale applied to q . k
+
+
+def implied_scale(q: torch.Tensor, k: torch.Tensor, w: torch.Tensor) -> float | None:
+    """The factor on q.k that the student's weights imply, from ratios of allowed shares in each row.
+
+    exp(s_ij) / exp(s_i0) = w_ij / w_i0, so each pair of allowed cells gives one estimate of the scale.
+    Batched inputs are read slice by slice. Returns None when the estimates disagree (the weights are
+    not a row softmax of scaled scores) or are too few.
+    """
+    if w.shape[-2:] != (q.shape[-2], q.shape[-2]) or w.shape[:-2] != q.shape[:-2] or not torch.isfinite(w).all():
+        return None
+    raw = (q.double() @ k.double().transpose(-2, -1)).reshape(-1, q.shape[-2], q.shape[-2])
+    w = w.double().reshape(raw.shape)
+    estimates = []
+    for b in range(raw.shape[0]):
+        for i in range(1, raw.shape[1]):
+            for j in range(1, i + 1):
+                gap = float(raw[b, i, j] - raw[b, i, 0])
+                if w[b, i, j] > 0 and w[b, i, 0] > 0 and abs(gap) > 0.1:
+                    estimates.append(math.log(float(w[b, i, j]) / float(w[b, i, 0])) / gap)
+    if len(estimates) < 3:
+        return None
+    mid = sorted(estimates)[len(estimates) // 2]
+    return mid if all(abs(e - mid) <= 1e-6 * max(1.0, abs(mid)) for e in estimates) else None
+
+
+def fit_scale(probe: Probe, reply: Reply) -> float | None:
+    """The scale s for which SDPA(scale=s) reproduces the submission's output, if one does."""
+    if not reply.ok or "out" not in reply.tensors or reply["out"].shape != probe.t["v"].shape:
+        return None
+    got = reply["out"].double()
+    if not torch.isfinite(got).all():
+        return None
+    q, k, v = probe.t["q"], probe.t["k"], probe.t["v"]
+
+    def error(log_s: float) -> float:
+        out, _ = expected.attention(q, k, v, scale=math.exp(log_s))
+        return float((out - got).abs().max())
+
+    best = min((i / 20 for i in range(-140, 61)), key=error)  # s from 1e-3 to 20
+    lo, hi = best - 0.05, best + 0.05
+    for _ in range(40):  # golden-section refinement on log s
+        a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
+        lo, hi = (lo, b) if error(a) < error(b) else (a, hi)
+    s = math.exp((lo + hi) / 2)
+    return s if error(math.log(s)) < 1e-6 else None
+
+
+def probe_scales(ctx: Context) -> dict[str, float]:
+    """The scale each visible probe's weights imply (or, failing that, its output fits)."""
+
+    def compute() -> dict[str, float]:
+        scales = {}
+        for probe, reply in ctx.attention(families=("worked", "rand")):
+            w = weights(reply, probe)
+            s = implied_scale(probe.t["q"], probe.t["k"], w) if w is not None else None
+            if s is not None and s > 0:
+                scales[probe.id] = s
+        if not scales:  # weights unreadable: the output may still name a scale
+            probe = ctx.obs.probes.by_id.get("rand.batch.small")
+            s = fit_scale(probe, ctx.obs.reply(probe.id)) if probe is not None else None
+            if s is not None and s > 0:
+                scales[probe.id] = s
+        return scales
+
+    return ctx.memo("scales", compute)
+
+
+# What a scale can correspond to; the first formula true on every probe names it.
+SCALE_FORMULAS: tuple[tuple[str, str, object], ...] = (
+    ("1/sqrt(d_k)", "dividing by sqrt(d_k)", lambda T, d_k, d_v: 1 / math.sqrt(d_k)),
+    ("1", "no scaling at all", lambda T, d_k, d_v: 1.0),
+    ("1/d_k", "dividing by d_k instead of its square root", lambda T, d_k, d_v: 1 / d_k),
+    ("1/sqrt(d_v)", "dividing by sqrt(d_v), the value width", lambda T, d_k, d_v: 1 / math.sqrt(d_v)),
+    ("1/sqrt(T)", "dividing by sqrt(T), the sequence length", lambda T, d_k, d_v: 1 / math.sqrt(T)),
+    ("1/d_v", "dividing by d_v, the value width", lambda T, d_k, d_v: 1 / d_v),
+    ("1/T", "dividing by T, the sequence length", lambda T, d_k, d_v: 1 / T),
+    ("sqrt(d_k)", "multiplying by sqrt(d_k) instead of dividing", lambda T, d_k, d_v: math.sqrt(d_k)),
+    ("d_k", "multiplying by d_k", lambda T, d_k, d_v: float(d_k)),
+)
+
+
+@dataclass
+class ScaleReading:
+    formula: str  # "1/d_k", "constant", "varies"
+    means: str  # in words
+    probe: Probe  # the probe quoted (one where the scale is wrong)
+    scale: float
+    right: float
+
+    @property
+    def missing(self) -> bool:
+        return self.formula == "1"
+
+
+def read_scale(ctx: Context) -> ScaleReading | None:
+    """Name the scale the submission applies, when it is not 1/sqrt(d_k) on every probe."""
+
+    def compute() -> ScaleReading | None:
+        scales = probe_scales(ctx)
+        by_id = ctx.obs.probes.by_id
+        seen = [(by_id[pid], s, sizes(by_id[pid])) for pid, s in scales.items()]
+        wrong = [(p, s, z) for p, s, z in seen if not math.isclose(s, 1 / math.sqrt(z["d_k"]), rel_tol=1e-4)]
+        if not wrong:
+            return None
+        probe, s, z = wrong[0]
+        right = 1 / math.sqrt(z["d_k"])
+        for name, means, f in SCALE_FORMULAS[1:]:
+            if all(math.isclose(sc, f(zz["T"], zz["d_k"], zz["d_v"]), rel_tol=1e-4) for _, sc, zz in seen):
+                return ScaleReading(name, means, probe, s, right)
+        if len({zz["d_k"] for _, _, zz in seen}) > 1 and all(math.isclose(sc, s, rel_tol=1e-4) for _, sc, _ in seen):
+            return ScaleReading("constant", f"a constant {number(s)} whatever d_k", probe, s, right)
+        return ScaleReading("varies", f"a factor of {number(s)}", probe, s, right)
+
+    return ctx.memo("scale", compute)
+
+
+def _worked_constant(reading: ScaleReading) -> bool:
+    """A constant scale that is the worked example's own 1/sqrt(2): d_k written as a number."""
+    return reading.formula == "constant" and math.isclose(reading.scale, 1 / math.sqrt(2), rel_tol=1e-4)
+
+
+def scale_facts(reading: ScaleReading) -> Facts:
+    z = sizes(reading.probe)
+    ratio = reading.scale / reading.right
+    if ratio > 1:
+        direction = f"{number(ratio)} times larger than the chapter's, which makes your weights sharper"
+    else:
+        direction = f"{number(1 / ratio)} times smaller than the chapter's, which makes your weights flatter"
+    return {
+        "at": f"T = {z['T']}, d_k = {z['d_k']}, d_v = {z['d_v']}",
+        "scale": number(reading.scale),
+        "means": reading.means,
+        "right": number(reading.right),
+        "direction": direction,
+    }
+
+
+def wrong_scale(ctx: Context) -> Facts | None:
+    reading = read_scale(ctx)
+    if reading is None or reading.missing or _worked_constant(reading):
+        return None
+    return scale_facts(reading)
+
+
+def missing_scale(ctx: Context) -> Facts | None:
+    reading = read_scale(ctx)
+    return scale_facts(reading) if reading is not None and reading.missing else None
+
+
+# ---------------------------------------------------------------- sizes written as numbers
+
+
+def hardcoded_shape(ctx: Context) -> Facts | None:
+    """Works at one sequence length only: crashes at every other, or masks right only there."""
+    probes = [(p, r) for p, r in ctx.attention()]
+    probes += [(p, ctx.obs.reply(p.id)) for p in ctx.obs.probes.family("head") if not p.id.startswith("h.")]
+
+    def length(p: Probe) -> int:
+        return (p.t["x"] if "x" in p.t else p.t["q"]).shape[-2]
+
+    ran = [(p, r) for p, r in probes if r.ok]
+    crashed = [(p, r) for p, r in probes if not r.ok and r.error_type not in PROCESS_FAILURES
+               and r.error_type not in ("NotImplementedError", "ForbiddenAPI")]
+    lengths_ok = {length(p) for p, _ in ran}
+    if crashed and len(lengths_ok) == 1:
+        (t0,) = lengths_ok
+        if all(length(p) != t0 for p, _ in crashed):
+            p, r = crashed[0]
+            others = sorted({length(p) for p, _ in crashed})
+            return {"what": f"Your code runs only when T = {t0}: every call with another length "
+                            f"(T = {', '.join(map(str, others))}) failed, the first ({inputs(p)}) with "
+                            f"{r.error_type}: {(r.error or '').strip()[:200]}"}
+    # A mask right at one length and wrong at the others.
+    right, wrong = set(), set()
+    for p, r in ctx.attention():
+        w = weights(r, p)
+        if w is None:
+            continue
+        T = w.shape[-1]
+        causal = bool(((first_slice(w) != 0) == torch.ones(T, T, dtype=torch.bool).tril()).all())
+        (right if causal else wrong).add(T)
+    if len(right) == 1 and wrong and not (right & wrong):
+        (t0,) = right
+        return {"what": f"Your mask is right only when T = {t0}: at T = {', '.join(map(str, sorted(wrong)))} "
+                        f"the pattern of zero weights is not the lower triangle"}
+    reading = read_scale(ctx)
+    if reading is not None and _worked_constant(reading):
+        return {"what": f"Your scores are scaled by {number(reading.scale)} = 1/sqrt(2) whatever d_k: at "
+                        f"d_k = {sizes(reading.probe)['d_k']} the scale should be {number(reading.right)}"}
+    return None
+
+
+# ---------------------------------------------------------------- numerics
+
+
+def unstable_softmax(ctx: Context) -> Facts | None:
+    """NaN or inf only where scores are large enough to overflow exp, finite everywhere else."""
+    overflowed, calm = None, []
+    for probe, reply in ctx.attention():
+        if not reply.ok or "out" not in reply.tensors:
+            continue
+        top = float(scaled_scores(probe).abs().max())
+        limit = OVERFLOW.get(probe.t["q"].dtype, 88.0)
+        finite = bool(torch.isfinite(reply["out"]).all()) and bool(torch.isfinite(reply["weights"]).all())
+        if top > limit and not finite and overflowed is None:
+            overflowed = (probe, reply, top)
+        elif top < limit / 4:
+            calm.append(finite)
+    if overflowed is None or not calm or not all(calm):
+        return None
+    probe, reply, top = overflowed
+    bad = int((~torch.isfinite(reply["out"])).sum())
+    return {"at": f"{inputs(probe)}, where scores reach about {number(round(top))}",
+            "bad": f"{bad} of {reply['out'].numel()}", "dtype": str(probe.t["q"].dtype).removeprefix("torch.")}
+
+
+def dtype_downcast(ctx: Context) -> Facts | None:
+    """float64 in, float32 out; or float64 out that is right only to float32's rounding."""
+    errors = []
+    for probe, reply in ctx.attention(families=("worked", "rand")):
+        if probe.t["q"].dtype != torch.float64 or not reply.ok:
+            continue
+        got = reply["out"]
+        if got.dtype != torch.float64:
+            return {"what": f"float64 inputs came back as {str(got.dtype).removeprefix('torch.')} ({inputs(probe)})"}
+        want = probe.memo("attention", expected.attention, probe.t["q"], probe.t["k"], probe.t["v"])[0]
+        if got.shape != want.shape or not torch.isfinite(got).all():
+            return None
+        errors.append((float((got - want).abs().max()) / max(1.0, float(want.abs().max())), probe))
+    if not errors:
+        return None
+    worst, probe = max(errors, key=lambda e: e[0])
+    # Rounding of a float32 step (about 1e-7), never a wrong formula (1e-2 and more), never float64 (1e-16).
+    if 1e-10 < worst < 1e-4:
+        return {"what": f"Your float64 results are right only to about {worst:.1e} ({inputs(probe)}), the size of "
+                        f"float32 rounding, where float64 attention agrees to about 1e-16: part of your "
+                        f"computation runs in float32"}
+    return None
+
+
+def hard_attention(ctx: Context) -> Facts | None:
+    for probe, reply in ctx.attention(families=("rand",)):
+        w = weights(reply, probe)
+        if w is None or w.shape[-1] < 3:
+            continue
+        one_hot = bool(((w == 0) | (w == 1)).all()) and bool((w.sum(-1) == 1).all())
+        return {"row_last": fmt(first_slice(w)[-1]), "T": str(w.shape[-1])} if one_hot else None
+    return None
+
+
+def detached_graph(ctx: Context) -> Facts | None:
+    for probe in ctx.obs.probes.family("grad"):
+        reply = ctx.obs.reply(probe.id)
+        if probe.id.startswith("h.") or not reply.ok:
+            continue
+        missing = ["q", "k", "v"] if reply.meta.get("grad") == "detached" else reply.meta.get("grad_missing", [])
+        if missing:
+            return {"missing": ", ".join(missing)}
+    for probe in ctx.obs.probes.family("head"):
+        reply = ctx.obs.reply(probe.id)
+        if probe.id.startswith("h.") or not reply.ok:
+            continue
+        missing = reply.meta.get("grad_missing", [])
+        if reply.meta.get("grad") == "detached" or missing:
+            return {"missing": ", ".join(f"SingleHead.{n}" for n in missing) or "any projection"}
+    return None
+
+
+# ---------------------------------------------------------------- batches and the contract
+
+
+def batch_mixing(ctx: Context) -> Facts | None:
+    for probe, reply in ctx.attention(families=("leak",)):
+        if probe.info.get("kind") != "other_items":
+            continue
+        base = ctx.obs.reply(probe.id.replace("other_items", "base"))
+        if not (reply.ok and base.ok) or reply["out"].shape != base["out"].shape or reply["out"].dim() < 3:
+            return None
+        moved = float((reply["out"][:1].double() - base["out"][:1].double()).abs().nan_to_num(nan=math.inf).max())
+        if moved > 1e-9 * max(1.0, float(base["out"].double().abs().max())):
+            return {"moved": number(moved), "B": str(probe.t["q"].shape[0])}
+    return None
+
+
+def swapped_return(ctx: Context) -> Facts | None:
+    for probe, reply in ctx.attention(families=("rand",)):
+        z = sizes(probe)
+        if not reply.ok or z["T"] == z["d_v"]:
+            continue
+        lead = tuple(probe.t["q"].shape[:-2])
+        out, w = reply.tensors["out"], reply.tensors["weights"]
+        if tuple(out.shape) == (*lead, z["T"], z["T"]) and tuple(w.shape) == (*lead, z["T"], z["d_v"]):
+            return {"first": shape(out), "second": shape(w), "on": inputs(probe)}
+    return None
+
+
+def wrong_return_type(ctx: Context) -> Facts | None:
+    found = next(((p, r) for p, r in ctx.attention() if r.error_type == "WrongReturnType"), None)
+    if found is None:
+        return None
+    probe, reply = found
+    return {"what": (reply.error or "").rstrip("."), "on": inputs(probe)}
+
+
+def inputs_mutated(ctx: Context) -> Facts | None:
+    for probe, reply in ctx.attention():
+        if not reply.ok:
+            continue
+        for name in "qkv":
+            after = reply.tensors.get(f"{name}_after")
+            sent = probe.t[name]
+            if after is None or after.shape != sent.shape:
+                continue
+            diff = (after.double() - sent.double()).abs().nan_to_num(nan=math.inf)
+            if float(diff.max()) > 0:
+                return {"name": name, "on": inputs(probe), "by": number(float(diff.max()))}
+    return None
+
+
+def no_shape_validation(ctx: Context) -> Facts | None:
+    """A mismatched call that returned a result (or raised something other than ValueError),
+    from a function that does return results on well-shaped inputs."""
+    if not any(reply.ok for _, reply in ctx.attention()):
+        return None
+    for probe in ctx.obs.probes.family("shape"):
+        reply = ctx.obs.reply(probe.id)
+        if probe.id.startswith("h.") or reply.error_type in PROCESS_FAILURES:
+            continue
+        if reply.ok:
+            return {"on": inputs(probe), "did": "returned a result without an error"}
+        if reply.error_type != "ValueError" and not (reply.error_type or "").endswith("ValueError"):
+            return {"on": inputs(probe), "did": f"raised {reply.error_type}, not ValueError"}
+    return None
+
+
+def forbidden_api(ctx: Context) -> Facts | None:
+    outcome = ctx.outcomes.get("forbidden_api")
+    tripped = [pid for pid, r in ctx.obs.replies.items() if r.error_type == "ForbiddenAPI"]
+    if tripped:
+        return {"what": f"At run time your code called PyTorch's ready-made attention ({len(tripped)} calls "
+                        f"stopped by the grader)"}
+    if outcome is not None and outcome.status == "failed":
+        return {"what": outcome.feedback.split(". ")[0].rstrip(".")}
+    return None
+
+
+# ---------------------------------------------------------------- fingerprints
+
+
+def matches_fingerprint(ctx: Context, mid: str, threshold: float) -> bool:
+    from grader.diagnosis.fingerprint import match_fraction, observe_replies
+
+    fingerprint = ctx.fingerprints.get(mid)
+    if not fingerprint:
+        return False
+    vector = ctx.memo("vector", lambda: observe_replies(
+        {pid: r for pid, r in ctx.obs.replies.items() if not pid.startswith("h.")}))
+    return match_fraction(vector, fingerprint) >= threshold

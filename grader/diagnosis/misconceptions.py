@@ -1,0 +1,266 @@
+"""Every misconception the grader can name, each declared once: the one place to add a diagnosis.
+
+A declaration holds the id, the title, the chapter section to reread, the evidence that names it
+(strongest first) and the message. The message has two parts: `says`, a template filled with the
+facts the evidence read from the submission's own replies (its line, its error, its numbers), and
+`explains`, the chapter's reason, true of every file with this misconception. When a fact is not
+available, only `explains` is shown: a message never borrows another file's story.
+
+Evidence kinds, strongest first:
+  file        how the submission failed as a whole (did not load, exited, hung, ran out of memory)
+  contract    what its replies show about the calling contract (inputs modified, no ValueError, ...)
+  behaviour   tensor-level predicates on its weights and outputs (grader/diagnosis/evidence.py)
+  fingerprint its results on the public probes match a catalogued mutant's (reference/mutants/<id>.py,
+              recorded by `python -m grader catalogue` into grader/data/catalogue.json)
+
+`costs` lists the checks a misconception makes fail; diagnoses are ranked by the points lost on
+them (ALL: every check), so a 2-point contract slip never headlines over wrong math.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from grader.diagnosis import evidence as ev
+
+ALL = ("*",)
+STRENGTH = {"file": 0, "contract": 1, "behaviour": 2, "fingerprint": 3}
+
+Reader = Callable[[ev.Context], ev.Facts | None]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    kind: str  # one of STRENGTH
+    read: Reader | None = None  # None for a fingerprint: matched against the catalogue's data
+
+
+FINGERPRINT = Evidence("fingerprint")
+
+
+@dataclass(frozen=True)
+class Misconception:
+    id: str
+    title: str
+    section: str
+    evidence: tuple[Evidence, ...]
+    says: str  # a template over the facts the evidence read
+    explains: str = ""  # the chapter's reason, true of any file with this misconception
+    costs: tuple[str, ...] = ALL
+    explained_by: tuple[str, ...] = ()  # named only when none of these is
+
+    def __post_init__(self) -> None:
+        assert all(e.kind in STRENGTH for e in self.evidence), self.id
+
+    @property
+    def fingerprinted(self) -> bool:
+        return FINGERPRINT in self.evidence
+
+
+def file(read: Reader) -> Evidence:
+    return Evidence("file", read)
+
+
+def contract(read: Reader) -> Evidence:
+    return Evidence("contract", read)
+
+
+def behaviour(read: Reader) -> Evidence:
+    return Evidence("behaviour", read)
+
+
+BUILD = "Build it"
+HEAD = "Part 2: the full head"
+TRAINABLE = "Part 4: connect to trainable code"
+HIDE = "Hide future positions before normalization"
+SHARES = "Turn scores into shares"
+MATCH = "Match every receiving position with every source"
+DELIVER = "Deliver the weighted values"
+
+DECLARED: tuple[Misconception, ...] = (
+    # ---- the file as a whole
+    Misconception(
+        "syntax_error", "The file does not compile", HEAD, (file(ev.syntax_error),),
+        "Python could not compile your file: {message}{where}.",
+        "Nothing in a file that does not compile runs, so no check could run. The mistake is on that line "
+        "or just before it (an unclosed bracket is reported where Python noticed it).",
+    ),
+    Misconception(
+        "import_error", "Importing the file fails", BUILD, (file(ev.import_error),),
+        "{what}",
+        "Nothing can be checked until the file imports without error.",
+    ),
+    Misconception(
+        "process_exit", "The file ends the process", BUILD, (file(ev.process_exit),),
+        "{what}",
+        "A graded file must define causal_attention and SingleHead and let the grader call them.",
+    ),
+    Misconception(
+        "timeout", "A call never returned in time", "What “all at once” really means", (file(ev.timeout),),
+        "{who} did not finish: {limit}.",
+        "Either it never ends (a loop whose condition never changes) or it is far slower than the chapter's "
+        "few whole-tensor operations, which take well under a millisecond at these sizes.",
+    ),
+    Misconception(
+        "memory_limit", "A call ran out of memory", "Part 5: account for the matrix", (file(ev.memory_limit),),
+        "{who} {limit}.",
+        "The score matrix needs T squared entries per head, a few hundred bytes at these sizes: nothing "
+        "larger has to be allocated.",
+    ),
+    Misconception(
+        "missing_function", "A required name is not defined", HEAD, (file(ev.missing_function),),
+        "{has}, so the grader cannot find {missing}.",
+        "The grader looks up causal_attention(q, k, v) and the SingleHead class by exactly these names.",
+    ),
+    Misconception(
+        "not_implemented", "Not implemented yet", HEAD, (file(ev.not_implemented), FINGERPRINT),
+        "Nothing is implemented yet: {what}.",
+        "Start with the scores, S = Q K^T / sqrt(d_k), as in the chapter's Part 2.",
+    ),
+    # ---- the calling contract
+    Misconception(
+        "forbidden_api", "Calls PyTorch's ready-made attention", HEAD, (contract(ev.forbidden_api), FINGERPRINT),
+        "{what}.",
+        "The exercise is to write the scores, the mask, the softmax and the weighted sum yourself; "
+        "scaled_dot_product_attention and nn.MultiheadAttention are not allowed in a submission.",
+    ),
+    Misconception(
+        "wrong_return_type", "Does not return the pair (out, weights)", TRAINABLE,
+        (contract(ev.wrong_return_type), FINGERPRINT),
+        "Your {on} returned something else: {what}.",
+        "causal_attention returns both the mixed values and the weights that produced them, as a tuple "
+        "(out, weights) of plain tensors.",
+        costs=("return_contract",),
+    ),
+    Misconception(
+        "swapped_return", "Returns (weights, out) instead of (out, weights)", DELIVER,
+        (contract(ev.swapped_return), FINGERPRINT),
+        "Your {on} returned first a tensor of shape {first}, the weights' shape, then {second}, the output's.",
+        "The weights are the routing and out = weights @ v is what gets delivered; the contract returns "
+        "(out, weights) in that order.",
+        costs=("return_contract",),
+    ),
+    Misconception(
+        "inputs_mutated", "Modifies its inputs in place", "Part 3: prove the mask has teeth",
+        (contract(ev.inputs_mutated), FINGERPRINT),
+        "After your {on}, the caller's {name} had changed (by up to {by}).",
+        "Callers reuse their tensors, and the chapter's interventions run the same inputs twice: attention "
+        "must leave q, k and v as it found them (no in-place ops such as /=, masked_fill_ or slice assignment).",
+        costs=("inputs_unchanged",),
+    ),
+    Misconception(
+        "no_shape_validation", "Mismatched shapes are not rejected", HEAD,
+        (contract(ev.no_shape_validation), FINGERPRINT),
+        "Your {on} {did}.",
+        "Leading dimensions are independent batch items and must be identical for q, k and v; a mismatch "
+        "must raise ValueError naming the shapes instead of broadcasting unrelated batches together.",
+        costs=("shape_validation",),
+    ),
+    # ---- the mask
+    Misconception(
+        "zero_fill_mask", "Forbidden scores filled with a finite value, not negative infinity", HIDE,
+        (behaviour(ev.zero_fill_mask), FINGERPRINT),
+        "Your first weight row is {row0} on {where}: every forbidden source of a row gets the same non-zero "
+        "share, as if its score were {fill}, and {exp} still lets it in.",
+        "Only a score of negative infinity has exponential zero, so only -inf blocks a source; rows still sum "
+        "to one, which is why normalisation alone misses this.",
+    ),
+    Misconception(
+        "mask_after_softmax", "Masks after softmax without renormalising", SHARES,
+        (behaviour(ev.mask_reader("mask_after_softmax")), FINGERPRINT),
+        "Your weight rows sum to {sums} on {where}: future shares were removed after softmax had already "
+        "counted them in the denominator.",
+        "Mask the scores before softmax; the allowed shares then sum to one and cannot depend on future scores.",
+    ),
+    Misconception(
+        "no_mask", "No causal mask", HIDE, (behaviour(ev.mask_reader("no_mask")), FINGERPRINT),
+        "Your first weight row is {row0} on {where}: the first position took shares from sources after it.",
+        "Row i may use sources 0..i only; without a mask, earlier outputs change when a later input changes.",
+    ),
+    Misconception(
+        "wrong_mask_direction", "Keeps the upper triangle instead of the lower", HIDE,
+        (behaviour(ev.mask_reader("wrong_mask_direction")), FINGERPRINT),
+        "Your first weight row is {row0} and your last is {row_last} on {where}: the allowed triangle is flipped.",
+        "With rows as receiving positions, the allowed sources form the lower triangle including the diagonal.",
+    ),
+    Misconception(
+        "diagonal_excluded", "Masks the diagonal too", HIDE,
+        (behaviour(ev.mask_reader("diagonal_excluded")), FINGERPRINT),
+        "Your first weight row is {row0} on {where}: with the diagonal masked, the first position has no "
+        "allowed source at all.",
+        "Seeing the current input token does not reveal the next-token target, so the diagonal is allowed.",
+    ),
+    Misconception(
+        "future_offset", "Each position also sees the next one", HIDE,
+        (behaviour(ev.mask_reader("future_offset")), FINGERPRINT),
+        "Your first weight row is {row0} on {where}: each position also takes a share of the one right after it.",
+        "Row i may use positions up to and including i, never i + 1: that is the token it must predict.",
+    ),
+    Misconception(
+        "batch_mixing", "Batch items attend to each other", TRAINABLE, (behaviour(ev.batch_mixing), FINGERPRINT),
+        "Changing only the other items of a batch of {B} moved your first item's output by up to {moved}.",
+        "Leading dimensions hold independent examples: each must be computed as if it were alone, so "
+        "flattening batch and time into one sequence (in either order) lets items see each other.",
+    ),
+    # ---- the scores and the softmax
+    Misconception(
+        "hardcoded_shape", "Sizes of the worked example written as numbers", HEAD,
+        (behaviour(ev.hardcoded_shape), FINGERPRINT),
+        "{what}.",
+        "Read T from q.shape[-2] and d_k from q.shape[-1]: the last two dimensions always mean positions and "
+        "features, whatever their sizes.",
+    ),
+    Misconception(
+        "softmax_wrong_axis", "Softmax over the wrong axis", SHARES, (behaviour(ev.softmax_wrong_axis), FINGERPRINT),
+        "Your weights of shape {shape} sum to one along dim {dim}, {axis}, not along the sources.{only}",
+        "Each row of weights is a distribution over the sources one receiving position may use: softmax runs "
+        "along dim=-1.",
+    ),
+    Misconception(
+        "missing_scale", "Scores not divided by sqrt(d_k)", MATCH, (behaviour(ev.missing_scale), FINGERPRINT),
+        "At {at} your weights are those of scores with {means} (scale {scale}); the chapter's scale there is "
+        "1/sqrt(d_k) = {right}, so your scores are {direction}.",
+        "Dividing q.k by sqrt(d_k) keeps the scores' variance from growing with d_k.",
+    ),
+    Misconception(
+        "wrong_scale", "Scores scaled by something other than 1/sqrt(d_k)", MATCH,
+        (behaviour(ev.wrong_scale), FINGERPRINT),
+        "At {at} your weights are those of scores scaled by {scale}, which is {means}; the chapter's scale there "
+        "is 1/sqrt(d_k) = {right}, so your scores are {direction}.",
+        "The chapter divides q.k by the square root of d_k, the width of the vectors in the dot product, because "
+        "its variance grows with d_k.",
+    ),
+    Misconception(
+        "unstable_softmax", "Softmax overflows on large scores", SHARES,
+        (behaviour(ev.unstable_softmax), FINGERPRINT),
+        "Your {at}, returned NaN or inf in {bad} output values, while on small scores it is finite.",
+        "exp of a large score overflows to inf, and inf / inf is NaN; subtracting each row's maximum before "
+        "exponentiating (what torch.softmax does) leaves the shares unchanged and keeps every exponential at "
+        "most one.",
+    ),
+    Misconception(
+        "hard_attention", "Selects one source (argmax) instead of mixing", "Common mistakes and misconceptions",
+        (behaviour(ev.hard_attention), FINGERPRINT),
+        "Your weights are one-hot: the last row of a {T}-position probe is {row_last}.",
+        "Softmax attention mixes every permitted value by its share; an argmax selects one and passes no "
+        "gradient to the queries and keys.",
+    ),
+    Misconception(
+        "detached_graph", "Part of the computation is cut off from autograd", TRAINABLE,
+        (behaviour(ev.detached_graph), FINGERPRINT),
+        "No gradient reached {missing}.",
+        "Every step from the scores to the output must stay differentiable: .detach(), .item(), .numpy() and "
+        "argmax all cut the path, and the projections then never learn.",
+        explained_by=("hard_attention",),
+    ),
+    Misconception(
+        "dtype_downcast", "Computes in lower precision than its inputs", TRAINABLE,
+        (behaviour(ev.dtype_downcast), FINGERPRINT),
+        "{what}.",
+        "Keep the caller's dtype: casting float64 inputs to float32 loses about nine digits.",
+    ),
+)
+
+MISCONCEPTIONS: dict[str, Misconception] = {m.id: m for m in DECLARED}
+assert len(MISCONCEPTIONS) == len(DECLARED), "two declarations share an id"

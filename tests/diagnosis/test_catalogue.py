@@ -1,0 +1,67 @@
+"""The fingerprint file: only what matching needs, written atomically, never rewritten by tests or release."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import stat
+
+import pytest
+
+from grader import cli
+from grader.diagnosis import catalogue
+from grader.diagnosis.fingerprint import match_fraction, observe_file
+from grader.probes import visible_probes
+
+
+def digest() -> str:
+    return hashlib.sha256(catalogue.DATA.read_bytes()).hexdigest()
+
+
+def test_shipped_fingerprints_are_compact():
+    text = catalogue.DATA.read_text()
+    assert len(text) < 300_000
+    data = json.loads(text)
+    assert set(data) == {"fingerprints"}  # numbers only: titles and messages live in the declarations
+    for fingerprint in data["fingerprints"].values():
+        for value in fingerprint.values():
+            if isinstance(value, dict):
+                assert len(value["data"]) <= catalogue.SAMPLE
+                # Already at the matcher's precision: rounding again changes nothing.
+                assert all(float(f"{x:.{catalogue.DIGITS}g}") == x for x in value["data"] if isinstance(x, float))
+
+
+def test_a_mutant_still_matches_its_compacted_fingerprint():
+    seen = observe_file(catalogue.MUTANTS / "zero_fill_mask.py", visible_probes())
+    shipped = catalogue.load().fingerprints
+    assert match_fraction(seen, shipped["zero_fill_mask"]) == 1.0
+    assert match_fraction(seen, shipped["no_mask"]) < 0.75
+
+
+def test_write_is_atomic_and_goes_where_it_is_told(tmp_path):
+    before = digest()
+    path = catalogue.write(tmp_path / "catalogue.json")
+    assert path.read_text() == catalogue.DATA.read_text(), "grader/data/catalogue.json is stale"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["catalogue.json"]  # no temporary left behind
+    assert digest() == before
+
+
+def test_catalogue_refuses_without_the_mutants(tmp_path, monkeypatch, capsys):
+    before = digest()
+    monkeypatch.setattr(catalogue, "MUTANTS", tmp_path / "mutants")
+    with pytest.raises(catalogue.CatalogueSourceMissing):
+        catalogue.build()
+    assert cli.main(["catalogue"]) == 2
+    err = capsys.readouterr().err
+    assert "mutants" in err and "Traceback" not in err
+    assert digest() == before
+
+
+def test_release_leaves_the_fingerprints_alone(tmp_path):
+    from grader.release import build_bundle
+
+    before = digest()
+    bundle = build_bundle(tmp_path / "bundle")
+    assert digest() == before
+    assert (bundle / "grader" / "data" / "catalogue.json").read_bytes() == catalogue.DATA.read_bytes()

@@ -1,0 +1,75 @@
+"""The issue's examples, graded end to end as a student's check: each message is about that file.
+
+Every file is the reference with one edit, written under pytest's temporary folder.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.diagnosis.catalogue import REFERENCE
+from grader.grade import self_check
+
+SCALE = "/ math.sqrt(q.shape[-1])"
+
+
+def edited(tmp_path, name: str, old: str, new: str):
+    source = REFERENCE.read_text()
+    assert old in source
+    path = tmp_path / f"{name}.py"
+    path.write_text(source.replace(old, new, 1))
+    return path
+
+
+def top(sandbox, path):
+    report = self_check(path, sandbox=sandbox, hint_state_path=path.parent / "hints.json")
+    assert report.diagnoses, [c.feedback for c in report.checks]
+    return report.diagnoses[0]
+
+
+def test_unclosed_parenthesis(sandbox, tmp_path):
+    d = top(sandbox, edited(tmp_path, "paren", "scores = (q @ k.transpose(-2, -1))", "scores = (q @ k.transpose(-2, -1)"))
+    assert d.id == "syntax_error" and "'(' was never closed" in d.message and "scores = (q @ k" in d.message
+    assert "colon" not in d.message
+
+
+def test_missing_import(sandbox, tmp_path):
+    d = top(sandbox, edited(tmp_path, "imports", "import math\n", "import math\nimport einops\n"))
+    assert d.id == "import_error" and "`einops`" in d.message and "my_attention_helpers" not in d.message
+
+
+def test_slow_but_correct(sandbox, tmp_path):
+    d = top(sandbox, edited(tmp_path, "slow", "    t = q.shape[-2]\n", "    import time\n    time.sleep(5)\n"
+                                                                       "    t = q.shape[-2]\n"))
+    assert d.id == "timeout" and "causal_attention on q (" in d.message and "while True" not in d.message
+
+
+def test_empty_file(sandbox, tmp_path):
+    path = tmp_path / "empty.py"
+    path.write_text("")
+    report = self_check(path, sandbox=sandbox, hint_state_path=tmp_path / "hints.json")
+    assert [d.id for d in report.diagnoses] == ["missing_function"]
+    message = report.diagnoses[0].message
+    assert "empty" in message and "causal_atention" not in message and "math is right" not in message
+
+
+@pytest.mark.parametrize(("new", "means", "direction"), [
+    ("/ q.shape[-1]", "dividing by d_k instead of its square root", "flatter"),
+    ("/ math.sqrt(v.shape[-1])", "dividing by sqrt(d_v)", None),  # its direction depends on the probe
+])
+def test_wrong_scales(sandbox, tmp_path, new, means, direction):
+    d = top(sandbox, edited(tmp_path, "scale", SCALE, new))
+    assert d.id == "wrong_scale" and means in d.message
+    assert (direction or ("sharper" if "sharper" in d.message else "flatter")) in d.message
+    assert "[0.142857, 0.285714, 0.571429], not [0.142857, 0.285714, 0.571429]" not in d.message
+
+
+def test_large_finite_fill_is_told_its_own_fill_value_if_anything(sandbox, tmp_path):
+    """-1e4 is right while allowed scores stay far above it; if a probe reaches its edge, say -10000."""
+    report = self_check(edited(tmp_path, "fill", 'float("-inf")', "-1e4"), sandbox=sandbox,
+                        hint_state_path=tmp_path / "hints.json")
+    if report.score == report.max_score:
+        assert report.diagnoses == []
+    else:
+        assert report.diagnoses and report.diagnoses[0].id == "zero_fill_mask"
+        assert "-10000" in report.diagnoses[0].message and "exp(0)" not in report.diagnoses[0].message

@@ -1,0 +1,112 @@
+"""Tensor-level predicates: each reads one bug from weights alone, and stays silent on correct ones."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from grader.checks import expected
+from grader.checks.observations import Reply
+from grader.diagnosis import evidence as ev
+
+torch.manual_seed(0)
+Q, K, V = (torch.randn(5, d, dtype=torch.float64) for d in (4, 4, 3))
+
+
+def softmax_rows(scores: torch.Tensor, allowed: torch.Tensor, fill: float = float("-inf")) -> torch.Tensor:
+    return torch.softmax(scores.masked_fill(~allowed, fill), dim=-1)
+
+
+TRIL = torch.ones(5, 5, dtype=torch.bool).tril()
+SCORES = Q @ K.T / 2.0
+
+
+# ---------------------------------------------------------------- mask_shape
+
+
+def test_correct_weights_show_no_mask_bug():
+    assert ev.mask_shape(expected.attention(Q, K, V)[1]) == []
+
+
+@pytest.mark.parametrize(("allowed", "name"), [
+    (torch.ones(5, 5, dtype=torch.bool).tril(1), "future_offset"),
+    (torch.ones(5, 5, dtype=torch.bool).triu(), "wrong_mask_direction"),
+    (torch.ones(5, 5, dtype=torch.bool), "no_mask"),
+])
+def test_mask_shape_reads_the_allowed_pattern(allowed, name):
+    assert ev.mask_shape(softmax_rows(SCORES, allowed)) == [name]
+
+
+def test_mask_shape_reads_a_zero_fill_whatever_the_scale():
+    for scale in (1.0, 0.5, 0.1):
+        assert ev.mask_shape(softmax_rows(Q @ K.T * scale, TRIL, fill=0.0)) == ["zero_fill_mask"]
+
+
+def test_mask_shape_reads_masking_after_softmax():
+    w = torch.softmax(SCORES, dim=-1).masked_fill(~TRIL, 0.0)
+    assert ev.mask_shape(w) == ["mask_after_softmax"]
+
+
+def test_mask_shape_reads_an_excluded_diagonal():
+    w = softmax_rows(SCORES, torch.ones(5, 5, dtype=torch.bool).tril(-1))
+    assert torch.isnan(w[0]).all()
+    assert ev.mask_shape(w) == ["diagonal_excluded"]
+
+
+def test_mask_shape_reads_two_bugs_at_once():
+    w = torch.softmax(SCORES.masked_fill(~TRIL, 0.0), dim=-2)
+    assert ev.mask_shape(w) == ["softmax_wrong_axis", "zero_fill_mask"]
+
+
+# ---------------------------------------------------------------- the fill value a zero-fill used
+
+
+@pytest.mark.parametrize("fill", [0.0, -1.0, -3.5, 2.0])
+def test_zero_fill_value_is_read_back(fill):
+    probe = SimpleNamespace(t={"q": Q, "k": K, "v": V})
+    w = softmax_rows(SCORES, TRIL, fill=fill)
+    assert ev.zero_fill_value(probe, w, 0.5) == pytest.approx(fill, abs=1e-9)
+
+
+# ---------------------------------------------------------------- the scale on q . k
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.5, 0.25, 1 / math.sqrt(3), 2.0])
+def test_implied_scale_reads_the_factor_from_share_ratios(scale):
+    w = softmax_rows(Q @ K.T * scale, TRIL)
+    assert ev.implied_scale(Q, K, w) == pytest.approx(scale, rel=1e-9)
+
+
+def test_implied_scale_reads_batched_weights():
+    q, k, v = (torch.randn(2, 3, 5, d, dtype=torch.float64) for d in (4, 4, 3))
+    _, w = expected.attention(q, k, v, scale=0.3)
+    assert ev.implied_scale(q, k, w) == pytest.approx(0.3, rel=1e-9)
+
+
+def test_implied_scale_refuses_weights_that_are_no_row_softmax():
+    w = torch.softmax((Q @ K.T).masked_fill(~TRIL, float("-inf")), dim=-2)
+    assert ev.implied_scale(Q, K, w) is None
+
+
+def test_fit_scale_recovers_the_scale_from_outputs():
+    probe = SimpleNamespace(t={"q": Q, "k": K, "v": V})
+    reply = Reply(True, {"out": expected.attention(Q, K, V, scale=0.2)[0]})
+    assert ev.fit_scale(probe, reply) == pytest.approx(0.2, rel=1e-5)
+
+
+# ---------------------------------------------------------------- which axis was normalised
+
+
+def test_normalised_axes_of_correct_weights_is_the_source_axis():
+    q, k, v = (torch.randn(2, 3, 5, d, dtype=torch.float64) for d in (4, 4, 3))
+    assert ev.normalised_axes(expected.attention(q, k, v)[1]) == [-1]
+
+
+def test_normalised_axes_sees_softmax_over_receivers_and_over_heads():
+    q, k = torch.randn(2, 3, 5, 4, dtype=torch.float64), torch.randn(2, 3, 5, 4, dtype=torch.float64)
+    scores = (q @ k.transpose(-2, -1)).masked_fill(~TRIL, float("-inf"))
+    assert ev.normalised_axes(torch.softmax(scores, dim=-2)) == [-2]
+    assert ev.normalised_axes(torch.softmax(scores, dim=1)) == [-3]  # heads: NaN where every head is -inf
