@@ -326,10 +326,12 @@ def mask_findings(ctx: Context) -> dict[str, tuple[Probe, torch.Tensor]]:
         ordered = sorted(ctx.attention(families=("worked", "rand")), key=lambda pr: pr[0].id != "we")
         for probe, reply in ordered:
             w = weights(reply, probe)
-            if w is None:
-                continue
+            if w is None or not probe.t["q"].any():
+                continue  # zero queries make every score equal: no fill can be told from no mask
             for name in mask_shape(first_slice(w)):
                 found.setdefault(name, (probe, first_slice(w)))
+        if "no_mask" in found:  # unequal forbidden shares anywhere: not a constant fill
+            found.pop("zero_fill_mask", None)
         return found
 
     return ctx.memo("mask", compute)

@@ -202,6 +202,7 @@ DECLARED: tuple[Misconception, ...] = (
         "Changing only the other items of a batch of {B} moved your first item's output by up to {moved}.",
         "Leading dimensions hold independent examples: each must be computed as if it were alone, so "
         "flattening batch and time into one sequence (in either order) lets items see each other.",
+        explained_by=("softmax_wrong_axis",),  # a softmax over the batch axis mixes items too
     ),
     # ---- the scores and the softmax
     Misconception(
