@@ -8,8 +8,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from grader.quiz.models import ChoiceItem, ConceptsItem, KeyPoint, NumericItem, NumericTarget, Quiz, SelfItem
-from grader.quiz.phrases import Doc, Phrasing, as_number, compile_accept, normalise
+from grader.quiz.models import (
+    ChoiceItem,
+    Claim,
+    ConceptsItem,
+    KeyPoint,
+    Misconception,
+    NumericItem,
+    NumericTarget,
+    Quiz,
+    SelfItem,
+)
+from grader.quiz.phrases import ClaimPattern, Doc, Phrasing, as_number, compile_accept, normalise
 
 Verdict = Literal["correct", "partial", "incorrect", "unanswered", "self"]
 
@@ -49,13 +59,50 @@ def entry_matches(entries, doc: Doc) -> bool:
     return False
 
 
+_PATTERNS: dict[int, tuple[Claim, ClaimPattern]] = {}
+
+
+def _claim_pattern(claim: Claim) -> ClaimPattern:
+    # Models are unhashable; keyed by identity, the claim kept alive beside its compiled pattern.
+    if id(claim) not in _PATTERNS:
+        _PATTERNS[id(claim)] = (claim, ClaimPattern(
+            claim.subject, claim.relation, claim.object, denied=claim.polarity == "denied",
+            window=claim.window, negators=claim.negators))
+    return _PATTERNS[id(claim)][1]
+
+
+def claims_match(claims, doc: Doc) -> bool:
+    """Like accept lists: any entry; an entry that is a list needs all its claims."""
+    return any(all(_claim_pattern(c).matches(doc) for c in (entry if isinstance(entry, list) else [entry]))
+               for entry in claims)
+
+
+def recognised(thing: KeyPoint | Misconception, doc: Doc) -> bool:
+    """A key point or misconception is in the answer when one of its phrasings or claims is."""
+    phrasings = thing.accept if isinstance(thing, KeyPoint) else thing.match
+    return entry_matches(phrasings, doc) or claims_match(thing.claims, doc)
+
+
 def point_present(point: KeyPoint, text: str) -> bool:
-    return entry_matches(point.accept, Doc(text))
+    return recognised(point, Doc(text))
+
+
+def follow_up_answered(point: KeyPoint, reply: str) -> bool:
+    """A reply to the follow-up question may be as short as the question invites ("the next token")."""
+    doc = Doc(reply)
+    return recognised(point, doc) or entry_matches(point.follow_up_accept, doc)
 
 
 # ---- numbers ---------------------------------------------------------------------------------
 
-_NUMBER = re.compile(r"(?<![\w.])[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?:\s*/\s*\d+(?:\.\d+)?)?(?![\w.]\w)")
+_NUMBER = re.compile(
+    r"(?<![\w.])[+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:e[+-]?\d+)?"  # 2, 0.333, .33, 1e-3
+    r"(?:\s*/\s*\d+(?:\.\d+)?)?"  # 1/3
+    r"(?:\s*%)?"  # 33%
+    r"(?![\w.]\w)"
+)
+# Written-out exponentials are working, not answers: "e^0/(3e^0)", "exp(0)".
+_WORKING = re.compile(r"\d*\s*e\s*\^\s*[-+]?\d+(?:\.\d+)?|\bexp\s*,?\s*[-+]?\d+(?:\.\d+)?")
 _BROADCAST = re.compile(r"\b(each|all|every|uniform|uniformly|equal|equally|evenly)\b")
 
 
@@ -67,11 +114,13 @@ _BY_WORD = re.compile(r"\bby (" + "|".join(_WORD_NUMBERS) + r")\b")
 
 def numbers_in(text: str) -> list[float]:
     text = _BY_WORD.sub(lambda m: "by " + _WORD_NUMBERS[m.group(1)], text)
+    text = _WORKING.sub(" ", text)
     out = []
     for m in _NUMBER.finditer(text):
-        value = as_number(m.group().replace(" ", ""))
+        token = m.group().replace(" ", "")
+        value = as_number(token.rstrip("%"))
         if value is not None:
-            out.append(float(value))
+            out.append(float(value / 100 if token.endswith("%") else value))
     return out
 
 
@@ -100,12 +149,13 @@ def _close_to(got: list[float], want: list[float], target: NumericTarget) -> boo
 def _fits(numbers: list[float], target: NumericTarget, broadcast: bool) -> bool:
     candidates = [target.values] + [a if isinstance(a, list) else [a] for a in target.also]
     n = len(target.values)
-    if broadcast and len(numbers) == 1 and n > 1:
-        numbers = numbers * n
     if n == 1:
         # A scalar may sit among other numbers ("from 26/7 to 33/7, up by 1").
         return any(_close_to([x], c, target) for x in numbers for c in candidates)
     windows = [numbers[:n], numbers[-n:]]
+    if broadcast:
+        # "each weight is 1/3", "e^0/(3e^0) = 33% each": one number stands for all n.
+        windows += [[x] * n for x in numbers]
     return any(_close_to(w, c, target) for w in windows for c in candidates)
 
 
@@ -165,7 +215,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
                 lines.append(f"✗ {t.label}: {t.feedback} (read from your answer: {shown})")
     for kp in item.key_points:
         total += kp.weight
-        if entry_matches(kp.accept, doc):
+        if recognised(kp, doc):
             earned += kp.weight
             matched.append(kp.id)
             lines.append(f"✓ {kp.text}")
@@ -173,7 +223,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
             missing.append(kp.id)
             required_ok = required_ok and not kp.required
             lines.append(f"✗ {kp.feedback}" + ("" if kp.required else " (optional)"))
-    wrong = [m for m in item.misconceptions if entry_matches(m.match, doc)]
+    wrong = [m for m in item.misconceptions if recognised(m, doc)]
     lines = [f"! {m.feedback}" for m in wrong] + lines
     verdict = _verdict(earned, total, required_ok, bool(wrong))
     score = item.points if verdict == "correct" else 0.0 if verdict == "incorrect" else item.points * earned / total
@@ -184,25 +234,46 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
 
 
 _LABEL = re.compile(r"^\s*(?:(?:option|answer|choice)\s*)?\(?([A-Za-z])\)?\s*(?:$|[.):]\s*|\s+-\s+)", re.I)
+# "The answer is B." / "option (b), because": the letter must end its phrase ("answer is a weighted sum" is no pick).
+_NAMED = re.compile(r"\b(?:option|answer|choice)\s+(?:is\s+)?\(?([a-z])\)?(?=\s*(?:$|[.,;:!)]))", re.I)
+
+# How strongly an answer in words supports an option: its letter, explicit evidence, incidental words.
+LETTER, EXPLICIT, INCIDENTAL = 3, 2, 1
 
 
-def chosen_option(item: ChoiceItem, text: str) -> tuple[list[str], str]:
-    """Labels the answer picks, and how: by its letter ('B', '(b)', 'option B') or by its words."""
+def option_evidence(item: ChoiceItem, text: str) -> dict[str, int]:
+    """The strongest evidence the answer gives for each option (0: none)."""
     labels = {o.label for o in item.options}
+    strength = dict.fromkeys(sorted(labels), 0)
     m = _LABEL.match(text)
     stripped = text.strip()
-    if m and m.group(1).upper() in labels:
-        # A bare "a" could be the article; a letter counts only alone or followed by ")", "." or ":".
-        if len(stripped) == 1 or m.group(0).strip()[-1:] in ").:-" or stripped.lower().startswith(
-            ("option", "answer", "choice", "(")
-        ):
-            return [m.group(1).upper()], "label"
+    # A bare "a" could be the article; a letter counts only alone or followed by ")", "." or ":".
+    if m and m.group(1).upper() in labels and (
+        len(stripped) == 1 or m.group(0).strip()[-1:] in ").:-"
+        or stripped.lower().startswith(("option", "answer", "choice", "("))
+    ):
+        strength[m.group(1).upper()] = LETTER
+    for named in _NAMED.finditer(text):
+        if named.group(1).upper() in labels:
+            strength[named.group(1).upper()] = LETTER
     doc = Doc(text)
-    return [o.label for o in item.options if o.accept and entry_matches(o.accept, doc)], "words"
+    for o in item.options:
+        if strength[o.label] < EXPLICIT and o.accept and entry_matches(o.accept, doc):
+            strength[o.label] = EXPLICIT
+        elif strength[o.label] < INCIDENTAL and o.hints and entry_matches(o.hints, doc):
+            strength[o.label] = INCIDENTAL
+    return strength
+
+
+def chosen_option(item: ChoiceItem, text: str) -> list[str]:
+    """The options its strongest evidence supports: one, or several when they tie."""
+    strength = option_evidence(item, text)
+    best = max(strength.values())
+    return [label for label, s in strength.items() if s == best] if best else []
 
 
 def _judge_choice(item: ChoiceItem, text: str) -> ItemResult:
-    picked, _ = chosen_option(item, text)
+    picked = chosen_option(item, text)
     by_label = {o.label: o for o in item.options}
     if len(picked) == 1:
         opt = by_label[picked[0]]
@@ -210,7 +281,7 @@ def _judge_choice(item: ChoiceItem, text: str) -> ItemResult:
         feedback = f"{'✓' if opt.correct else '✗'} {opt.label}) {opt.text}: {opt.feedback}"
     elif picked:
         verdict = "incorrect"
-        feedback = f"✗ Your answer fits options {', '.join(picked)}; commit to one."
+        feedback = f"✗ Your answer fits options {', '.join(picked)} equally well; commit to one."
     else:
         verdict = "incorrect"
         labels = ", ".join(o.label for o in item.options)

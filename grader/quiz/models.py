@@ -58,20 +58,71 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class KeyPoint(_Model):
+class Claim(_Model):
+    """A point recognised by the claim it makes, whatever the word order and wording.
+
+    Each part lists its synonyms and paraphrases; "@name" stands for the quiz's term `name`. The parts
+    must all appear in one sentence, in any order, within `window` words; `polarity` says whether the
+    answer must assert the claim or deny it ("the weights do not change").
+    """
+
+    subject: list[PhrasingText] = Field(min_length=1)
+    relation: list[PhrasingText] = Field(default_factory=list)
+    object: list[PhrasingText] = Field(default_factory=list)
+    polarity: Literal["asserted", "denied"] = "asserted"
+    window: int = Field(8, ge=1, le=40, description="Most words between the first part found and the last.")
+    negators: list[str] = Field(
+        default_factory=list, description="Extra words that deny this claim only (e.g. 'prevent*', 'would')."
+    )
+
+    @model_validator(mode="after")
+    def _terms_expanded(self) -> Claim:
+        for phrasing in (*self.subject, *self.relation, *self.object):
+            if phrasing.startswith("@"):
+                raise ValueError(f"unknown term {phrasing!r}; declare it under the quiz's 'terms'")
+        return self
+
+
+ClaimEntry = Annotated[Claim | list[Claim], Field(description="A claim, or a list of claims that must all hold.")]
+
+
+class _Recognised(_Model):
+    """Something found in an answer by phrasings or by claims (either may be empty, not both)."""
+
+    claims: list[ClaimEntry] = Field(default_factory=list)
+
+    def _needs_evidence(self, phrasings: list) -> None:
+        if not phrasings and not self.claims:
+            raise ValueError("give at least one phrasing or claim")
+
+
+class KeyPoint(_Recognised):
     id: Id
     text: str = Field(description="The point itself, as an instructor's rubric line.")
-    accept: list[AcceptEntry] = Field(min_length=1)
+    accept: list[AcceptEntry] = Field(default_factory=list)
     required: bool = True
     weight: float = Field(1.0, gt=0)
     feedback: str = Field(description="Told to the learner when the point is missing.")
     follow_up: str | None = Field(None, description="One question asked when the point is missing.")
+    follow_up_accept: list[AcceptEntry] = Field(
+        default_factory=list, description="Short replies that answer the follow-up question ('the next token')."
+    )
+
+    @model_validator(mode="after")
+    def _evidence(self) -> KeyPoint:
+        self._needs_evidence(self.accept)
+        return self
 
 
-class Misconception(_Model):
+class Misconception(_Recognised):
     id: Id
-    match: list[AcceptEntry] = Field(min_length=1)
+    match: list[AcceptEntry] = Field(default_factory=list)
     feedback: str
+
+    @model_validator(mode="after")
+    def _evidence(self) -> Misconception:
+        self._needs_evidence(self.match)
+        return self
 
 
 class NumericTarget(_Model):
@@ -152,7 +203,12 @@ class ChoiceOption(_Model):
     correct: bool = False
     feedback: str
     accept: list[AcceptEntry] = Field(
-        default_factory=list, description="Phrasings that pick this option when the learner answers in words."
+        default_factory=list,
+        description="Explicit evidence for this option in words ('dim=-1', 'last axis', 'over the keys').",
+    )
+    hints: list[AcceptEntry] = Field(
+        default_factory=list,
+        description="Incidental words that lean to this option ('receiving'); explicit evidence outweighs them.",
     )
 
 
@@ -186,12 +242,44 @@ class Card(_Model):
     section: str
 
 
+def _expand_terms(node, terms: dict, inside_claim: bool = False):
+    """Replace "@name" entries of claim parts by the term's phrasings (terms are declared once per quiz)."""
+    if isinstance(node, dict):
+        claim = inside_claim or "subject" in node
+        return {k: _expand_terms(v, terms, claim and k in ("subject", "relation", "object")) if claim
+                else _expand_terms(v, terms) for k, v in node.items()}
+    if isinstance(node, list):
+        if inside_claim:
+            out = []
+            for entry in node:
+                if isinstance(entry, str) and entry.startswith("@"):
+                    if entry[1:] not in terms:
+                        raise ValueError(f"unknown term {entry!r}; declare it under 'terms'")
+                    out.extend(terms[entry[1:]])
+                else:
+                    out.append(entry)
+            return out
+        return [_expand_terms(v, terms) for v in node]
+    return node
+
+
 class Quiz(_Model):
     schema_version: Literal[1] = 1
     chapter: str
     title: str
+    terms: dict[Id, list[PhrasingText]] = Field(
+        default_factory=dict,
+        description="Synonym lists shared by claims: a claim part '@weights' means every phrasing of 'weights'.",
+    )
     items: list[Item] = Field(min_length=1)
     cards: list[Card] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _terms(cls, data):
+        if isinstance(data, dict) and isinstance(data.get("terms"), dict) and "items" in data:
+            data = {**data, "items": _expand_terms(data["items"], data["terms"])}
+        return data
 
     @model_validator(mode="after")
     def _unique_ids(self) -> Quiz:

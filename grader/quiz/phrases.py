@@ -18,12 +18,22 @@ A phrasing is either ``re:REGEX`` (searched in the normalised text) or a sequenc
 Negation is what keeps reciting the right words from passing: a match counts only when the words
 the pattern did not itself consume (the gaps, and a short window before it in the same clause)
 hold an even number of negators. "weights are not the same" therefore fails ``weight* same``.
+Two more things deny a match: a clause that ends in "instead" ("axis=-2 would normalise the columns
+instead"), and a question taken back by the next sentence ("Unchanged? Not at all.").
+
+A ``Claim`` recognises a point by its parts rather than by one word order: a subject, a relation and
+an object, each a list of phrasings (its synonyms and paraphrases), found in any order within a few
+words of one another in one sentence, asserted or denied. "The attention pattern is unaffected",
+"nothing happens to the weights" and "the weights do not change" are three phrasings of one claim.
+A pronoun ("they", "it") may stand for a subject named just before it, when their number agrees.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -38,6 +48,8 @@ NEGATORS = frozenset(
 )
 _SENTENCE_END = frozenset(".;!?")
 _CLAUSE_END = _SENTENCE_END | {",", "but", "however", "whereas", "although", "though", "while"}
+# A sentence that answers a question with one of these takes the question back ("Unchanged? No.").
+_RETRACT = frozenset("no not nope never wrong false hardly".split())
 
 # Contrastive phrases deny what follows them ("over positions rather than the vocabulary").
 _CONTRAST = re.compile(r"\b(rather than|instead of|as opposed to|unlike)\b")
@@ -58,7 +70,8 @@ def normalise(text: str) -> str:
     """Lower-case, ASCII punctuation, contractions expanded, word-joining hyphens split."""
     text = text.lower()
     for a, b in (("\u2019", "'"), ("\u2018", "'"), ("\u2212", "-"), ("\u2013", "-"), ("\u2014", " , "),
-                 ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times ")):
+                 ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
+                 ("\u22c5", " dot "), ("\u2192", " , "), ("->", " , "), ("\u2248", " ")):
         text = text.replace(a, b)
     for pattern, repl in _CONTRACTIONS:
         text = pattern.sub(repl, text)
@@ -96,6 +109,24 @@ class Doc:
         self.raw = raw
         self.text = normalise(raw)
         self.tokens = [Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(self.text)]
+        self.sentence: list[int] = []  # sentence number of each token
+        n = 0
+        for tok in self.tokens:
+            self.sentence.append(n)
+            n += tok.text in _SENTENCE_END
+        self.retracted = self._retracted()
+
+    def _retracted(self) -> frozenset[int]:
+        """Tokens of a question that the next sentence denies ("The weights are unchanged? Not at all")."""
+        out: set[int] = set()
+        start = 0
+        for i, tok in enumerate(self.tokens):
+            if tok.text not in _SENTENCE_END:
+                continue
+            if tok.text == "?" and i + 1 < len(self.tokens) and self.tokens[i + 1].text in _RETRACT:
+                out.update(range(start, i))
+            start = i + 1
+        return frozenset(out)
 
     def token_at(self, offset: int) -> int:
         for i, tok in enumerate(self.tokens):
@@ -247,12 +278,15 @@ def _gap_positions(doc: Doc, after: int, limit: int):
                 return
 
 
-def negated(doc: Doc, hit: Hit) -> bool:
+def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
     """Odd count of negators that bear on the match: each must reach a matched word within
-    NEGATION_WINDOW words without crossing a clause boundary ("zero scores (not -inf), still sum")."""
+    NEGATION_WINDOW words without crossing a clause boundary ("zero scores (not -inf), still sum").
+    `extra` adds words (wildcards allowed) that deny this match only ("prevents seeing the future")."""
+    extra = tuple(extra)
     count = 0
     for n in range(max(0, hit.start - NEGATION_WINDOW), hit.end):
-        if n in hit.consumed or doc.tokens[n].text not in NEGATORS:
+        word = doc.tokens[n].text
+        if n in hit.consumed or not (word in NEGATORS or any(_atom_matches(e, word) for e in extra)):
             continue
         for i in range(n + 1, min(n + 1 + NEGATION_WINDOW, hit.end)):
             if i in hit.consumed:
@@ -260,9 +294,84 @@ def negated(doc: Doc, hit: Hit) -> bool:
                 break
             if doc.tokens[i].text in _CLAUSE_END:
                 break
+    count += _in_instead_clause(doc, hit)
+    count += any(i in doc.retracted for i in hit.consumed)
     return count % 2 == 1
+
+
+def _in_instead_clause(doc: Doc, hit: Hit) -> bool:
+    """A clause ending in "instead" describes the alternative, not the answer ("-2 would do X instead").
+    ("instead of" never gets here: normalise turns it into "not".)"""
+    i = hit.end
+    while i < len(doc.tokens) and doc.tokens[i].text not in _CLAUSE_END:
+        i += 1
+    return doc.tokens[i - 1].text == "instead" if i > hit.end else False
 
 
 def compile_accept(entry: str | list[str]) -> list[Phrasing]:
     """An accept entry is one phrasing, or a list that must all match (anywhere in the answer)."""
     return [Phrasing(p) for p in ([entry] if isinstance(entry, str) else entry)]
+
+
+# ---- claims ----------------------------------------------------------------------------------
+
+PRONOUNS = {"they": "plural", "them": "plural", "these": "plural", "those": "plural", "both": "plural",
+            "it": "singular", "this": "singular"}
+PRONOUN_REACH = 12  # how far back a pronoun may look for the subject it stands for
+
+
+def _plural(doc: Doc, hit: Hit) -> bool:
+    word = doc.tokens[max(hit.consumed)].text
+    return word.endswith("s") and not word.endswith("ss")
+
+
+class ClaimPattern:
+    """Subject, relation and object phrasings found in one sentence, in any order, the first and the last
+    word found at most `window` words apart."""
+
+    def __init__(self, subject: list[str], relation: list[str], obj: list[str], *, denied: bool, window: int,
+                 negators: Iterable[str] = ()):
+        self.parts = [[Phrasing(p) for p in part] for part in (subject, relation, obj) if part]
+        self.denied = denied
+        self.window = window
+        self.negators = tuple(negators)
+
+    def _hits(self, doc: Doc, part_i: int) -> list[Hit]:
+        hits = [h for p in self.parts[part_i] for h in p.hits(doc)]
+        if part_i == 0:
+            hits += self._pronouns(doc, hits)
+        return hits
+
+    @staticmethod
+    def _pronouns(doc: Doc, subjects: list[Hit]) -> list[Hit]:
+        """A pronoun stands for a subject named within PRONOUN_REACH words before it, if their number agrees."""
+        out = []
+        for i, tok in enumerate(doc.tokens):
+            number = PRONOUNS.get(tok.text)
+            if number and any(0 < i - h.end < PRONOUN_REACH and (number == "plural") == _plural(doc, h)
+                              for h in subjects):
+                out.append(Hit(i, i + 1, frozenset({i})))
+        return out
+
+    def matches(self, doc: Doc) -> bool:
+        for combo in itertools.product(*(self._hits(doc, i) for i in range(len(self.parts)))):
+            consumed = [h.consumed for h in combo]
+            used = frozenset().union(*consumed)
+            if len(used) != sum(map(len, consumed)):
+                continue  # two parts on the same words
+            start, end = min(used), max(used) + 1
+            if end - 1 - start > self.window or len({doc.sentence[i] for i in used}) > 1:
+                continue
+            denied = negated(doc, Hit(start, end, used), self.negators) != self._qualified_after(doc, end)
+            if denied == self.denied:
+                return True
+        return False
+
+    def _qualified_after(self, doc: Doc, end: int) -> bool:
+        """This claim's own negators may also follow it closely ("seeing the next token would leak")."""
+        for tok in doc.tokens[end:end + 3]:
+            if tok.text in _CLAUSE_END:
+                return False
+            if any(_atom_matches(e, tok.text) for e in self.negators):
+                return True
+        return False

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grader.paths import atomic_write_text, state_path
-from grader.quiz.judge import ItemResult, judge, point_present
+from grader.quiz.judge import ItemResult, follow_up_answered, judge
 from grader.quiz.load import QuizFileError
 from grader.quiz.models import ChoiceItem, NumericItem, Quiz, SelfItem
 
@@ -133,7 +133,7 @@ def _ask_item(item, prompt, say) -> Entry:
         entry.follow_up = point.follow_up
         reply = prompt(f"Follow-up: {point.follow_up}\n> ")
         entry.follow_up_answer = reply
-        entry.follow_up_ok = point_present(point, reply)
+        entry.follow_up_ok = follow_up_answered(point, reply)
         say(f"  {'✓ ' + point.text if entry.follow_up_ok else '✗ ' + point.feedback}")
     if res.verdict != "correct":
         say(f"Model answer: {item.explanation}\n(reread: {item.section})")

@@ -97,10 +97,10 @@ def test_zero_queries_needs_each_named_vector():
 
 def test_choice_by_label_or_words():
     item = QUIZ.item("softmax-axis")
-    assert chosen_option(item, "A")[0] == ["A"]
-    assert chosen_option(item, "(b)")[0] == ["B"]
-    assert chosen_option(item, "a row-wise softmax")[0] == ["A"], "the article 'a' is not the label A"
-    assert chosen_option(item, "across the keys, not the queries")[0] == ["A"]
+    assert chosen_option(item, "A") == ["A"]
+    assert chosen_option(item, "(b)") == ["B"]
+    assert chosen_option(item, "a row-wise softmax") == ["A"], "the article 'a' is not the label A"
+    assert chosen_option(item, "across the keys, not the queries") == ["A"]
     assert judge(item, "E").verdict == "incorrect"
 
 
