@@ -169,3 +169,15 @@ def test_zero_queries_notations(text):
 ])
 def test_zero_queries_wrong_numbers(text):
     assert judge(QUIZ.item("zero-queries"), text).verdict != "correct"
+
+
+def test_session_follow_up_credits_the_next_token(tmp_path):
+    from grader.quiz.session import run_session
+
+    replies = iter(["Its own token is already known, so seeing it leaks nothing.", "the next token", ":q"])
+    prompts: list[str] = []
+    said: list[str] = []
+    quiz = QUIZ.model_copy(update={"items": [QUIZ.item("diagonal")]})
+    run_session(quiz, tmp_path / "s.json", ask=lambda p: (prompts.append(p), next(replies))[1], say=said.append)
+    assert any("which token is the model trying to predict" in p for p in prompts), prompts
+    assert any(s.strip().startswith("✓ Row i's target is the next token") for s in said), said
