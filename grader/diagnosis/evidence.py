@@ -76,13 +76,40 @@ def inputs(probe: Probe) -> str:
     return f"causal_attention on q {shape(t['q'])}, k {shape(t['k'])}, v {shape(t['v'])}"
 
 
-def weights(reply: Reply, probe: Probe) -> torch.Tensor | None:
-    """The returned weights when they have the shape (..., T, T) the probe asks for."""
-    w = reply.tensors.get("weights") if reply.ok else None
-    q = probe.t["q"]
-    if w is None or tuple(w.shape) != (*q.shape[:-1], q.shape[-2]):
+def _fit(t: torch.Tensor, want: tuple[int, ...]) -> torch.Tensor | None:
+    """t read as shape `want`: as it is, or without extra leading dimensions of size one."""
+    if tuple(t.shape) == want:
+        return t
+    if t.dim() > len(want) and tuple(t.shape[t.dim() - len(want):]) == want and t.numel() == math.prod(want):
+        return t.reshape(want)
+    return None
+
+
+def pair(reply: Reply, probe: Probe) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """(out, weights) as the probe asks for them, read through an unambiguous interface slip:
+    the pair returned in the other order, or an extra leading dimension of size one."""
+    if not reply.ok or not {"out", "weights"} <= reply.tensors.keys():
         return None
-    return w.detach().double()
+    q, v = probe.t["q"], probe.t["v"]
+    want_out, want_w = (*q.shape[:-1], v.shape[-1]), (*q.shape[:-1], q.shape[-2])
+    first, second = reply.tensors["out"], reply.tensors["weights"]
+    for out, w in ((first, second), (second, first)):
+        out, w = _fit(out, want_out), _fit(w, want_w)
+        if out is not None and w is not None:
+            return out.detach(), w.detach()
+    return None
+
+
+def weights(reply: Reply, probe: Probe) -> torch.Tensor | None:
+    """The returned weights, shaped (..., T, T) as the probe asks (see `pair`)."""
+    read = pair(reply, probe)
+    return None if read is None else read[1].double()
+
+
+def output(reply: Reply, probe: Probe) -> torch.Tensor | None:
+    """The returned output, shaped (..., T, d_v) as the probe asks (see `pair`)."""
+    read = pair(reply, probe)
+    return None if read is None else read[0]
 
 
 def first_slice(t: torch.Tensor) -> torch.Tensor:
@@ -297,13 +324,17 @@ def mask_shape(w: torch.Tensor) -> list[str]:
     w = w.double()
     T = w.shape[0]
     ones = torch.ones(T, T, dtype=torch.bool)
-    if not torch.isfinite(w).all():
-        return ["diagonal_excluded"] if not torch.isfinite(w[0]).all() and torch.isfinite(w[1:]).all() else []
-    nonzero = w != 0
-    for name, allowed in (("future_offset", ones.tril(1)), ("wrong_mask_direction", ones.triu()),
-                          ("diagonal_excluded", ones.tril(-1))):
-        if torch.equal(nonzero, allowed):
+    # A row with no allowed source at all is NaN (softmax of all -inf), or zeros if the code cleaned it.
+    empty = ~torch.isfinite(w).all(-1)
+    nonzero = (w != 0) & ~empty[:, None]
+    if empty.any() and not torch.isfinite(w[~empty]).all():
+        return []
+    for name, allowed in _misplaced_masks(T):
+        no_source = ~allowed.any(-1)
+        if torch.equal(nonzero, allowed) and bool((empty <= no_source).all()):
             return [name]
+    if empty.any():
+        return []
     rows_one, cols_one = (bool(torch.allclose(t, torch.ones_like(t), atol=SUM_ATOL)) for t in (w.sum(-1), w.sum(-2)))
     found = ["softmax_wrong_axis"] if cols_one and not rows_one else []
     if torch.equal(nonzero, ones.tril()):
@@ -318,18 +349,45 @@ def mask_shape(w: torch.Tensor) -> list[str]:
     return found
 
 
+def _misplaced_masks(T: int) -> list[tuple[str, torch.Tensor]]:
+    """Allowed patterns of the mask bugs: a triangle shifted, flipped, or without its diagonal."""
+    ones = torch.ones(T, T, dtype=torch.bool)
+    return ([("future_offset", ones.tril(d)) for d in range(1, T - 1)]
+            + [("wrong_mask_direction", ones.triu(d)) for d in range(0, T)]
+            + [("diagonal_excluded", ones.tril(-d)) for d in range(1, T)])
+
+
+def future_offset(w: torch.Tensor) -> int:
+    """How many positions ahead a row sees (0 for a causal mask)."""
+    rows, cols = torch.nonzero(w.nan_to_num(0.0) != 0, as_tuple=True)
+    return int((cols - rows).max()) if len(rows) else 0
+
+
 def mask_findings(ctx: Context) -> dict[str, tuple[Probe, torch.Tensor]]:
     """Each mask misconception seen, with the first probe (worked example first) that shows it."""
 
     def compute():
-        found: dict[str, tuple[Probe, torch.Tensor]] = {}
-        ordered = sorted(ctx.attention(families=("worked", "rand")), key=lambda pr: pr[0].id != "we")
-        for probe, reply in ordered:
+        seen = []
+        for probe, reply in ctx.attention(families=("worked", "rand", "leak")):
             w = weights(reply, probe)
             if w is None or not probe.t["q"].any():
                 continue  # zero queries make every score equal: no fill can be told from no mask
-            for name in mask_shape(first_slice(w)):
-                found.setdefault(name, (probe, first_slice(w)))
+            names = mask_shape(first_slice(w))
+            if names:
+                seen.append((probe, first_slice(w), names))
+        if not seen:
+            return {}
+        # The longest sequence tells most patterns apart (at T = 3, tril(2) is no mask at all);
+        # the worked example is quoted whenever it shows the same thing.
+        longest = max(w.shape[-1] for _, w, _ in seen)
+        found: dict[str, tuple[Probe, torch.Tensor]] = {}
+        for probe, w, names in sorted(seen, key=lambda s: (s[1].shape[-1] != longest, s[0].id != "we")):
+            for name in names:
+                if w.shape[-1] == longest or name in found:
+                    found.setdefault(name, (probe, w))
+        for probe, w, names in seen:
+            if probe.id == "we":
+                found.update({n: (probe, w) for n in names if n in found})
         if "no_mask" in found:  # unequal forbidden shares anywhere: not a constant fill
             found.pop("zero_fill_mask", None)
         return found
@@ -368,6 +426,14 @@ def zero_fill_mask(ctx: Context) -> Facts | None:
     if fill is None:
         return facts | {"fill": "a finite number", "exp": "its exponential is not zero"}
     return facts | {"fill": number(fill), "exp": f"exp({number(fill)}) = {number(math.exp(fill))}"}
+
+
+def future_offset_reader(ctx: Context) -> Facts | None:
+    facts = _mask_facts(ctx, "future_offset")
+    if facts is None:
+        return None
+    d = future_offset(mask_findings(ctx)["future_offset"][1])
+    return facts | {"ahead": "the one right after it" if d == 1 else f"the {d} right after it"}
 
 
 def mask_reader(name: str):
@@ -459,9 +525,10 @@ def implied_scale(q: torch.Tensor, k: torch.Tensor, w: torch.Tensor) -> float | 
 
 def fit_scale(probe: Probe, reply: Reply) -> float | None:
     """The scale s for which SDPA(scale=s) reproduces the submission's output, if one does."""
-    if not reply.ok or "out" not in reply.tensors or reply["out"].shape != probe.t["v"].shape:
+    got = output(reply, probe)
+    if got is None:
         return None
-    got = reply["out"].double()
+    got = got.double()
     if not torch.isfinite(got).all():
         return None
     q, k, v = probe.t["q"], probe.t["k"], probe.t["v"]
@@ -542,15 +609,22 @@ def read_scale(ctx: Context) -> ScaleReading | None:
             if all(math.isclose(sc, f(zz["T"], zz["d_k"], zz["d_v"]), rel_tol=1e-4) for _, sc, zz in seen):
                 return ScaleReading(name, means, probe, s, right)
         if len({zz["d_k"] for _, _, zz in seen}) > 1 and all(math.isclose(sc, s, rel_tol=1e-4) for _, sc, _ in seen):
-            return ScaleReading("constant", f"a constant {number(s)} whatever d_k", probe, s, right)
-        return ScaleReading("varies", f"a factor of {number(s)}", probe, s, right)
+            return ScaleReading("constant", f"a constant {number(s)}{_as_root(s)} whatever d_k", probe, s, right)
+        return ScaleReading("varies", f"a factor of {number(s)} that is no simple formula in d_k, d_v or T",
+                            probe, s, right)
 
     return ctx.memo("scale", compute)
 
 
 def _worked_constant(reading: ScaleReading) -> bool:
-    """A constant scale that is the worked example's own 1/sqrt(2): d_k written as a number."""
+    """A constant scale that is the worked example's own 1/sqrt(2): its d_k written as a number."""
     return reading.formula == "constant" and math.isclose(reading.scale, 1 / math.sqrt(2), rel_tol=1e-4)
+
+
+def _as_root(s: float) -> str:
+    """0.176777 -> ' = 1/sqrt(32)' when 1/s^2 is a whole number."""
+    n = 1 / (s * s)
+    return f" = 1/sqrt({round(n)})" if round(n) >= 1 and math.isclose(n, round(n), rel_tol=1e-4) else ""
 
 
 def scale_facts(reading: ScaleReading) -> Facts:
@@ -585,25 +659,36 @@ def missing_scale(ctx: Context) -> Facts | None:
 
 
 def hardcoded_shape(ctx: Context) -> Facts | None:
-    """Works at one sequence length only: crashes at every other, or masks right only there."""
-    probes = [(p, r) for p, r in ctx.attention()]
-    probes += [(p, ctx.obs.reply(p.id)) for p in ctx.obs.probes.family("head") if not p.id.startswith("h.")]
+    """Works at one sequence length only (or up to one): crashes at the others, or masks right only there.
+
+    Hidden probes count as evidence here, but only visible ones are quoted.
+    """
+    probes = [p for p in ctx.obs.probes.probes if p.family != "shape"
+              and p.call.meta.get("target") in ("attention", "head")]
 
     def length(p: Probe) -> int:
         return (p.t["x"] if "x" in p.t else p.t["q"]).shape[-2]
 
-    ran = [(p, r) for p, r in probes if r.ok]
-    crashed = [(p, r) for p, r in probes if not r.ok and r.error_type not in PROCESS_FAILURES
-               and r.error_type not in ("NotImplementedError", "ForbiddenAPI")]
-    lengths_ok = {length(p) for p, _ in ran}
-    if crashed and len(lengths_ok) == 1:
-        (t0,) = lengths_ok
-        if all(length(p) != t0 for p, _ in crashed):
-            p, r = crashed[0]
-            others = sorted({length(p) for p, _ in crashed})
-            return {"what": f"Your code runs only when T = {t0}: every call with another length "
-                            f"(T = {', '.join(map(str, others))}) failed, the first ({inputs(p)}) with "
-                            f"{r.error_type}: {(r.error or '').strip()[:200]}"}
+    replies = [(p, ctx.obs.reply(p.id)) for p in probes]
+    ran = [p for p, r in replies if r.ok]
+    crashed = [(p, r) for p, r in replies if not r.ok and r.error_type not in PROCESS_FAILURES
+               and r.error_type not in ("NotImplementedError", "ForbiddenAPI", "WrongReturnType")]
+    good, bad = {length(p) for p in ran}, {length(p) for p, _ in crashed}
+    if crashed and good and not good & bad and (len(good) == 1 or max(good) < min(bad)):
+        shown = next(((p, r) for p, r in crashed if not p.id.startswith("h.")), None)
+        seen = sorted({length(p) for p, _ in crashed if not p.id.startswith("h.")})
+        if len(good) == 1:
+            (t0,) = good
+            what = f"Your code runs only when T = {t0}: every call with another length"
+        else:
+            what = f"Your code runs only up to T = {max(good)}: every call with a longer sequence"
+        what += f" (T = {', '.join(map(str, seen))})" if seen else ""
+        if shown is not None:
+            p, r = shown
+            what += f" failed, the first ({inputs(p)}) with {r.error_type}: {(r.error or '').strip()[:200]}"
+        else:
+            what += f" failed with {crashed[0][1].error_type}"
+        return {"what": what}
     # A mask right at one length and wrong at the others.
     right, wrong = set(), set()
     for p, r in ctx.attention():
@@ -619,8 +704,9 @@ def hardcoded_shape(ctx: Context) -> Facts | None:
                         f"the pattern of zero weights is not the lower triangle"}
     reading = read_scale(ctx)
     if reading is not None and _worked_constant(reading):
-        return {"what": f"Your scores are scaled by {number(reading.scale)} = 1/sqrt(2) whatever d_k: at "
-                        f"d_k = {sizes(reading.probe)['d_k']} the scale should be {number(reading.right)}"}
+        return {"what": f"Your scores are scaled by {number(reading.scale)}{_as_root(reading.scale)} whatever "
+                        f"d_k: at d_k = {sizes(reading.probe)['d_k']} the scale should be 1/sqrt(d_k) = "
+                        f"{number(reading.right)}"}
     return None
 
 
@@ -631,33 +717,42 @@ def unstable_softmax(ctx: Context) -> Facts | None:
     """NaN or inf only where scores are large enough to overflow exp, finite everywhere else."""
     overflowed, calm = None, []
     for probe, reply in ctx.attention():
-        if not reply.ok or "out" not in reply.tensors:
+        read = pair(reply, probe)
+        if read is None:
             continue
+        out, w = read
         top = float(scaled_scores(probe).abs().max())
         limit = OVERFLOW.get(probe.t["q"].dtype, 88.0)
-        finite = bool(torch.isfinite(reply["out"]).all()) and bool(torch.isfinite(reply["weights"]).all())
+        finite = bool(torch.isfinite(out).all()) and bool(torch.isfinite(w).all())
         if top > limit and not finite and overflowed is None:
-            overflowed = (probe, reply, top)
+            overflowed = (probe, out, top)
         elif top < limit / 4:
             calm.append(finite)
     if overflowed is None or not calm or not all(calm):
         return None
-    probe, reply, top = overflowed
-    bad = int((~torch.isfinite(reply["out"])).sum())
+    probe, out, top = overflowed
+    bad = int((~torch.isfinite(out)).sum())
     return {"at": f"{inputs(probe)}, where scores reach about {number(round(top))}",
-            "bad": f"{bad} of {reply['out'].numel()}", "dtype": str(probe.t["q"].dtype).removeprefix("torch.")}
+            "bad": f"{bad} of {out.numel()}", "dtype": str(probe.t["q"].dtype).removeprefix("torch.")}
 
 
 def dtype_downcast(ctx: Context) -> Facts | None:
     """float64 in, float32 out; or float64 out that is right only to float32's rounding."""
     errors = []
     for probe, reply in ctx.attention(families=("worked", "rand")):
-        if probe.t["q"].dtype != torch.float64 or not reply.ok:
+        got = output(reply, probe)
+        if probe.t["q"].dtype != torch.float64 or got is None:
             continue
-        got = reply["out"]
         if got.dtype != torch.float64:
             return {"what": f"float64 inputs came back as {str(got.dtype).removeprefix('torch.')} ({inputs(probe)})"}
-        want = probe.memo("attention", expected.attention, probe.t["q"], probe.t["k"], probe.t["v"])[0]
+        scales = probe_scales(ctx)  # measured at the scale the code uses, so a wrong one hides nothing
+        scale = scales.get(probe.id)
+        if scale is None and scales:
+            continue  # its scale could not be read: its error would be the scale's, not precision's
+        if scale is None:
+            want = probe.memo("attention", expected.attention, probe.t["q"], probe.t["k"], probe.t["v"])[0]
+        else:
+            want = expected.attention(probe.t["q"], probe.t["k"], probe.t["v"], scale=scale)[0]
         if got.shape != want.shape or not torch.isfinite(got).all():
             return None
         errors.append((float((got - want).abs().max()) / max(1.0, float(want.abs().max())), probe))
@@ -707,11 +802,18 @@ def batch_mixing(ctx: Context) -> Facts | None:
     for probe, reply in ctx.attention(families=("leak",)):
         if probe.info.get("kind") != "other_items":
             continue
-        base = ctx.obs.reply(probe.id.replace("other_items", "base"))
-        if not (reply.ok and base.ok) or reply["out"].shape != base["out"].shape or reply["out"].dim() < 3:
+        base_probe = ctx.obs.probes.by_id.get(probe.id.replace("other_items", "base"))
+        base = output(ctx.obs.reply(base_probe.id), base_probe) if base_probe is not None else None
+        changed = output(reply, probe)
+        if base is None or changed is None:
+            return None  # another shape cannot be read item by item
+        items = probe.info.get("items_fixed", 1)
+        before, after = base[:items].double(), changed[:items].double()
+        finite = torch.isfinite(before) & torch.isfinite(after)
+        if not finite.any():
             return None
-        moved = float((reply["out"][:1].double() - base["out"][:1].double()).abs().nan_to_num(nan=math.inf).max())
-        if moved > 1e-9 * max(1.0, float(base["out"].double().abs().max())):
+        moved = float((after - before)[finite].abs().max())
+        if moved > 1e-9 * max(1.0, float(before[finite].abs().max())):
             return {"moved": number(moved), "B": str(probe.t["q"].shape[0])}
     return None
 

@@ -157,6 +157,14 @@ DECLARED: tuple[Misconception, ...] = (
         "must raise ValueError naming the shapes instead of broadcasting unrelated batches together.",
         costs=("shape_validation",),
     ),
+    # ---- sizes written as numbers: before the mask bugs, which a mask right at one length also shows
+    Misconception(
+        "hardcoded_shape", "Sizes written as numbers instead of read from the inputs", HEAD,
+        (behaviour(ev.hardcoded_shape), FINGERPRINT),
+        "{what}.",
+        "Read T from q.shape[-2] and d_k from q.shape[-1]: the last two dimensions always mean positions and "
+        "features, whatever their sizes.",
+    ),
     # ---- the mask
     Misconception(
         "zero_fill_mask", "Forbidden scores filled with a finite value, not negative infinity", HIDE,
@@ -192,9 +200,9 @@ DECLARED: tuple[Misconception, ...] = (
         "Seeing the current input token does not reveal the next-token target, so the diagonal is allowed.",
     ),
     Misconception(
-        "future_offset", "Each position also sees the next one", HIDE,
-        (behaviour(ev.mask_reader("future_offset")), FINGERPRINT),
-        "Your first weight row is {row0} on {where}: each position also takes a share of the one right after it.",
+        "future_offset", "Each position also sees positions after it", HIDE,
+        (behaviour(ev.future_offset_reader), FINGERPRINT),
+        "Your first weight row is {row0} on {where}: each position also takes a share of {ahead}.",
         "Row i may use positions up to and including i, never i + 1: that is the token it must predict.",
     ),
     Misconception(
@@ -205,13 +213,6 @@ DECLARED: tuple[Misconception, ...] = (
         explained_by=("softmax_wrong_axis",),  # a softmax over the batch axis mixes items too
     ),
     # ---- the scores and the softmax
-    Misconception(
-        "hardcoded_shape", "Sizes of the worked example written as numbers", HEAD,
-        (behaviour(ev.hardcoded_shape), FINGERPRINT),
-        "{what}.",
-        "Read T from q.shape[-2] and d_k from q.shape[-1]: the last two dimensions always mean positions and "
-        "features, whatever their sizes.",
-    ),
     Misconception(
         "softmax_wrong_axis", "Softmax over the wrong axis", SHARES, (behaviour(ev.softmax_wrong_axis), FINGERPRINT),
         "Your weights of shape {shape} sum to one along dim {dim}, {axis}, not along the sources.{only}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from pathlib import Path
@@ -72,7 +73,7 @@ def test_a_toy_diagnosis_is_one_declaration(observe, attention):
 
 def test_a_predicate_finding_is_kept_without_any_fingerprint(observe, attention, names):
     """A scale nobody catalogued, with an empty catalogue: the predicate alone names it."""
-    assert names(observe(lambda q, k, v: attention(q, k, v, scale=0.05))) == ["wrong_scale"]
+    assert names(observe(lambda q, k, v: attention(q, k, v, scale=0.3 / math.sqrt(q.shape[-1])))) == ["wrong_scale"]
 
 
 def test_a_message_without_its_facts_keeps_only_the_true_part():

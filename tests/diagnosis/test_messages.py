@@ -118,7 +118,6 @@ def scale_message(messages, observe, attention, scale_of) -> tuple[str, str]:
     (lambda q, k, v: 1 / math.sqrt(v.shape[-1]), "dividing by sqrt(d_v)", None),
     (lambda q, k, v: 1 / math.sqrt(q.shape[-2]), "dividing by sqrt(T)", None),
     (lambda q, k, v: math.sqrt(q.shape[-1]), "multiplying by sqrt(d_k)", "sharper"),
-    (lambda q, k, v: 0.125, "a constant 0.125 whatever d_k", None),
 ])
 def test_wrong_scale_says_what_the_fitted_scale_is_and_its_direction(messages, observe, attention, scale_of, means,
                                                                     direction):
@@ -224,3 +223,40 @@ def test_points_lost_rank_wrong_math_above_a_contract_slip(names, observe, atten
     lost = {"worked_example": 15.0, "random_probes": 10.0, "shape_validation": 2.0}
     found = names(observe(no_checks_wrong_scale, validate=False), outcomes, lost)
     assert found[0] == "wrong_scale" and "no_shape_validation" in found
+
+
+def test_a_fixed_size_buffer_crashing_longer_sequences_names_hardcoded_shape(messages, observe, attention):
+    def buffer_of_five(q, k, v):
+        T = q.shape[-2]
+        allowed = torch.ones(5, 5, dtype=torch.bool).tril()[:T, :T]
+        if T > 5:
+            allowed = allowed.expand(T, T)  # what a registered 5 x 5 buffer does at T = 7
+        return attention(q, k, v, mask=lambda _: allowed)
+
+    did, message = one(messages, observe(buffer_of_five))
+    assert did == "hardcoded_shape" and "only up to T = 5" in message and "T = 7" in message
+
+
+def test_nan_rows_of_other_items_are_no_batch_mixing(names, observe, attention):
+    found = names(observe(lambda q, k, v: attention(q, k, v, mask=lambda T: torch.ones(T, T, dtype=torch.bool)
+                                                      .tril(-1))))
+    assert found[0] == "diagonal_excluded" and "batch_mixing" not in found
+
+
+def test_a_constant_scale_says_so(messages, observe, attention):
+    did, message = one(messages, observe(lambda q, k, v: attention(q, k, v, scale=32 ** -0.5)))
+    assert did == "wrong_scale" and "a constant 0.176777 = 1/sqrt(32) whatever d_k" in message
+
+
+def test_the_worked_examples_own_scale_everywhere_is_hardcoded_shape(messages, observe, attention):
+    did, message = one(messages, observe(lambda q, k, v: attention(q, k, v, scale=2 ** -0.5)))
+    assert did == "hardcoded_shape" and "1/sqrt(2) whatever d_k" in message
+
+
+def test_math_is_read_through_a_swapped_pair(names, observe, attention):
+    def swapped_zero_fill(q, k, v):
+        out, weights = attention(q, k, v, fill=0.0)
+        return weights, out
+
+    found = names(observe(swapped_zero_fill))
+    assert "zero_fill_mask" in found and "swapped_return" in found

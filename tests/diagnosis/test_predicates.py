@@ -93,7 +93,7 @@ def test_implied_scale_refuses_weights_that_are_no_row_softmax():
 
 def test_fit_scale_recovers_the_scale_from_outputs():
     probe = SimpleNamespace(t={"q": Q, "k": K, "v": V})
-    reply = Reply(True, {"out": expected.attention(Q, K, V, scale=0.2)[0]})
+    reply = Reply(True, dict(zip(("out", "weights"), expected.attention(Q, K, V, scale=0.2), strict=True)))
     assert ev.fit_scale(probe, reply) == pytest.approx(0.2, rel=1e-5)
 
 
@@ -110,3 +110,17 @@ def test_normalised_axes_sees_softmax_over_receivers_and_over_heads():
     scores = (q @ k.transpose(-2, -1)).masked_fill(~TRIL, float("-inf"))
     assert ev.normalised_axes(torch.softmax(scores, dim=-2)) == [-2]
     assert ev.normalised_axes(torch.softmax(scores, dim=1)) == [-3]  # heads: NaN where every head is -inf
+
+
+@pytest.mark.parametrize(("allowed", "name"), [
+    (torch.ones(5, 5, dtype=torch.bool).tril(2), "future_offset"),  # two places too late
+    (torch.ones(5, 5, dtype=torch.bool).tril(-2), "diagonal_excluded"),  # two NaN rows
+    (torch.ones(5, 5, dtype=torch.bool).triu(1), "wrong_mask_direction"),  # strictly future: last row NaN
+])
+def test_mask_shape_reads_shifted_and_empty_rows(allowed, name):
+    assert ev.mask_shape(softmax_rows(SCORES, allowed)) == [name]
+
+
+def test_how_far_ahead_a_mask_sees():
+    assert ev.future_offset(softmax_rows(SCORES, torch.ones(5, 5, dtype=torch.bool).tril(2))) == 2
+    assert ev.future_offset(expected.attention(Q, K, V)[1]) == 0

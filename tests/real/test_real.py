@@ -26,12 +26,8 @@ KNOWN_WRONG = {
     },
     "ids_name": {
         "happy_llm_mask_self_attention": "crashes on every length but 4 are not named hardcoded_shape (no diagnosis)",
-        "hf_gpt2_attention": "sqrt(d_v) scale not named: the shape slip gates the checks (no diagnosis)",
-        "hf_gpt_neo_attention": "missing scale and float32 cast not named: the shape slip gates the checks",
-        "meta_llama_attention": "float32 softmax not named dtype_downcast: the shape slip gates the checks",
         "ng_video_lecture_v2_head": "the 8-position buffer's crashes on longer sequences are not named hardcoded_shape",
         "pytorch_pretrained_bert_gpt2": "(weights, out) with extra dims gates every check: no diagnosis at all",
-        "raschka_causal_attention": "crashes for T > 6 are not named hardcoded_shape (no diagnosis)",
     },
 }
 
