@@ -6,6 +6,13 @@ both alike. Three warm figures, each a median:
   the rubric scored, the report built (the headline ratio);
 - the sandbox part alone: the same probes through `Sandbox.run`, no checking;
 - the sandbox's fixed cost: one trivial call (fork, hardening, import, kill).
+
+Then a whole class as an instructor runs it: 1,000 mixed submissions (the reference, the correct variants
+and the mutants, each file made distinct by a comment, so every one is graded; the `timeout` and
+`memory_limit` mutants are left out because they spend seconds by design) in a Canvas-style export,
+through intake, two warm sandboxes, the SQLite store and the gradebook (`--out`), timed from the first
+file listed to the last output written, sandbox start included; then the same class again, every report
+from the store. Fresh interpreters are timed again right before and after it.
 """
 
 from __future__ import annotations
@@ -14,20 +21,58 @@ import argparse
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from grader.batch.run import grade_files  # noqa: E402
+from grader.batch.run import grade_class, grade_files  # noqa: E402
 from grader.grade import grade_file  # noqa: E402
+from grader.intake.collect import collect  # noqa: E402
+from grader.paths import INSTRUCTOR_RUBRIC  # noqa: E402
 from grader.probes import build_probes, hidden_seed  # noqa: E402
+from grader.rubric import load_rubric  # noqa: E402
 from grader.sandbox import Sandbox  # noqa: E402
 
 REFERENCE = ROOT / "reference" / "attention.py"
 SECRET = "bench-secret"
 CLASS_SIZE = 20
+SLOW_BY_DESIGN = ("timeout.py", "memory_limit.py")
+
+
+def export(folder: Path, n: int) -> None:
+    """n distinct submissions, Canvas-named, cycling through every correct and buggy file we have."""
+    pool = [REFERENCE, *sorted((ROOT / "tests" / "variants").glob("*.py")),
+            *sorted(p for p in (ROOT / "reference" / "mutants").glob("*.py") if p.name not in SLOW_BY_DESIGN)]
+    texts = [p.read_text() for p in pool]
+    for i in range(n):
+        (folder / f"student{i:04d}_{10000 + i}_{20000 + i}_attention.py").write_text(
+            texts[i % len(texts)] + f"\n# submission {i}\n")
+
+
+def class_with_store(n: int, fresh) -> tuple[float, float, list[float]]:
+    """Per-submission seconds for a class of n with --out, then for the same class from the store."""
+    rubric = load_rubric(INSTRUCTOR_RUBRIC)
+    with tempfile.TemporaryDirectory(prefix="bench-class-") as tmp:
+        folder, out = Path(tmp) / "export", Path(tmp) / "out"
+        folder.mkdir()
+        export(folder, n)
+        fresh_times = timed(fresh, 3)
+
+        def once() -> float:
+            t0 = time.perf_counter()
+            run = grade_class(collect([folder]), rubric=rubric, secret=SECRET, out=out, hidden=[folder])
+            seconds = time.perf_counter() - t0
+            if len(run.results) != n or run.summary.grader_errors:
+                sys.exit(f"the class run lost students: {len(run.results)} rows, {run.summary.grader_errors} errors")
+            return seconds / n
+
+        cold = once()
+        warm = once()
+        fresh_times += timed(fresh, 3)
+    return cold, warm, fresh_times
 
 
 def timed(fn, n: int) -> list[float]:
@@ -43,6 +88,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fresh", type=int, default=6, help="fresh interpreters to time")
     parser.add_argument("--warm", type=int, default=30, help="warm runs of each kind to time")
+    parser.add_argument("--class-size", type=int, default=1000, help="submissions in the class run (0: skip it)")
     args = parser.parse_args()
 
     def fresh() -> None:
@@ -94,6 +140,15 @@ def main() -> None:
         print(f"{label:45s} median {med[key] * 1000:6.1f} ms   fresh/warm = {f / med[key]:5.1f}x")
     print(f"ratio fresh/warm (full grade, one file): {f / med['grade']:.1f}x; "
           f"per file in a class run: {f / med['class']:.1f}x (target >= 50x)")
+    if args.class_size:
+        cold, again, fresh_around = class_with_store(args.class_size, fresh)
+        f2 = statistics.median(fresh_around)
+        print(f"fresh `python -c 'import torch'` around the class run: median {f2 * 1000:.0f} ms over "
+              f"{len(fresh_around)} runs")
+        print(f"class of {args.class_size} mixed submissions with --out (intake, sandboxes, store, gradebook): "
+              f"{cold * 1000:.1f} ms per submission, fresh/that = {f2 / cold:.1f}x (target >= 50x)")
+        print(f"the same class again, every report from the store: {again * 1000:.2f} ms per submission, "
+              f"fresh/that = {f2 / again:.0f}x")
 
 
 if __name__ == "__main__":

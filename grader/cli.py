@@ -43,7 +43,7 @@ def _grade(args) -> int:
     rubric = load_rubric(args.rubric or INSTRUCTOR_RUBRIC)
     try:
         shard = parse_shard(args.shard) if args.shard else None
-        intake = collect(args.files, roster=args.roster)
+        intake = collect(args.files, roster=args.roster, as_student=bool(args.gradescope))
     except (InputError, ValueError) as err:
         print(f"grader: {_line(str(err))}", file=sys.stderr)
         return 2
@@ -193,7 +193,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--html", metavar="DIR", help="write one HTML report per submission")
     p.add_argument("--markdown", metavar="DIR", help="write one markdown report per submission")
     p.add_argument("--gradescope", metavar="PATH",
-                   help="write Gradescope's results.json for the (single) submission")
+                   help="write Gradescope's results.json for the single submission (a folder named is "
+                        "one student's submission)")
     p.set_defaults(func=_grade)
 
     p = sub.add_parser("merge", help="combine the --out folders of shards into one gradebook and summary")

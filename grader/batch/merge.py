@@ -10,7 +10,7 @@ from pathlib import Path
 
 from grader.batch.junit import junit_xml
 from grader.batch.models import StudentResult
-from grader.batch.run import ClassRun, write_outputs
+from grader.batch.run import ClassRun, write_derived, write_outputs
 from grader.batch.store import STORE_NAME, Store, absorb, latest_fingerprint
 from grader.batch.summary import summarize
 from grader.intake.collect import InputError
@@ -50,4 +50,5 @@ def merge_stores(dirs: list[Path], out: Path, junit: Path | None = None) -> Clas
 
 def _write_report(out: Path, r: StudentResult) -> None:
     if r.report is not None:
-        atomic_write_text(out / "reports" / f"{r.report_name}.json", r.report.model_dump_json(indent=1))
+        (out / "reports").mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_derived(out / "reports" / f"{r.report_name}.json", r.report.model_dump_json(indent=1).encode())

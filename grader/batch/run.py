@@ -148,9 +148,9 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
         r = StudentResult(student=s, status=status, report=rep, report_name=names[s.key],
                           error=errors.get(s.source_sha256, "") if p.source is not None else "")
         if out and rep is not None:
-            atomic_write_text(out / "reports" / f"{r.report_name}.json", rep.model_dump_json(indent=1))
+            write_derived(out / "reports" / f"{r.report_name}.json", rep.model_dump_json(indent=1).encode())
             if s.converted:  # the file the student was graded on, kept beside the report
-                atomic_write_text(out / "reports" / f"{r.report_name}.graded.py", p.source.decode("utf-8", "replace"))
+                write_derived(out / "reports" / f"{r.report_name}.graded.py", p.source)
         results[s.key] = r
         if on_result:
             on_result(r)
@@ -199,6 +199,23 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
         atomic_write_text(junit, junit_xml(run.results))
         run.written.append(junit)
     return run
+
+
+def write_derived(path: Path, data: bytes) -> None:
+    """A file the store can always rebuild: replaced whole (never half-written), not fsynced, skipped if unchanged."""
+    try:
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def write_outputs(out: Path, results: list[StudentResult], skipped: list[Skipped], summary: ClassSummary) -> list[Path]:

@@ -68,7 +68,8 @@ def shard_of(key: str, count: int) -> int:
 
 
 def collect(inputs: Iterable[str | os.PathLike], roster: str | os.PathLike | None = None,
-            entries: tuple[str, ...] = notebook.ENTRY_NAMES) -> Intake:
+            entries: tuple[str, ...] = notebook.ENTRY_NAMES, *, as_student: bool = False) -> Intake:
+    """With `as_student`, each folder named is one student's submission (Gradescope's /autograder/submission/)."""
     intake = Intake()
     skip = intake.skipped
     units: dict[str, _Unit] = {}
@@ -78,7 +79,10 @@ def collect(inputs: Iterable[str | os.PathLike], roster: str | os.PathLike | Non
             raise InputError(f"{display(path)} does not exist")
         shown = display(path.rstrip("/") or path)
         node = from_disk(os.path.realpath(path) if os.path.isdir(path) else path, shown)
-        if node.kind == "dir":
+        if node.kind == "dir" and as_student:
+            owner = platforms.owner_of_folder(node.name)
+            units.setdefault(owner.key, _Unit(owner)).pieces.append(_Piece(node, ()))
+        elif node.kind == "dir":
             _walk_class(node, units, skip)
         elif node.kind == "file":
             owner = platforms.owner_of_file(node.name)
@@ -260,7 +264,7 @@ def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
     here = graded.rel[:-1]
     modules = {src.rel[-1][:-3]: src for src in sources if src is not graded and src.rel[:-1] == here
                and src.rel[-1].endswith(".py") and MODULE_NAME.match(src.rel[-1][:-3])}
-    used = pack.needed_helpers(graded.text, {k: v.text for k, v in modules.items()})
+    used = pack.needed_helpers(graded.text, {k: v.text for k, v in modules.items()}) if modules else []
     helpers = {k: modules[k] for k in used}
     for src in sources:
         if src is graded or any(src is h for h in helpers.values()):

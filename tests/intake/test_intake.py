@@ -240,3 +240,14 @@ def test_shards_partition_the_class():
     parts = [{k for k in keys if shard_of(k, 3) == s} for s in range(3)]
     assert set().union(*parts) == set(keys) and sum(map(len, parts)) == len(keys)
     assert all(40 < len(p) < 90 for p in parts)
+
+
+def test_a_folder_as_one_students_submission(tmp_path):
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / "attention.py").write_text("from helpers import causal_attention  # noqa\n")
+    (tmp_path / "submission" / "helpers.py").write_text(REFERENCE)
+    (tmp_path / "submission" / "notes.md").write_text("hi")
+    intake = collect([tmp_path / "submission"], as_student=True)
+    (one,) = intake.students
+    assert one.student.submission.endswith("submission/attention.py") and one.student.converted
+    assert collect([tmp_path / "submission"]).students[0].student.id != one.student.id  # a class: a file each
