@@ -56,7 +56,7 @@ def _grade(args) -> int:
         print("grader: --gradescope takes exactly one submission", file=sys.stderr)
         return 2
     secret = secret_from_env(rubric)
-    if secret is None and not args.json:
+    if secret is None:
         print(f"grader: warning: ${rubric.secret_env} is not set; hidden probes are seeded by the file alone, "
               "so a student who has this grader could precompute them", file=sys.stderr)
     single = len(intake.students) == 1 and not args.json

@@ -20,14 +20,15 @@ class RateColumn(ProgressColumn):
 
 
 class ClassProgress:
-    """Advanced once per student: by a report from the store, a fresh grade, or a student with nothing to grade."""
+    """Advanced once per student graded now; `done` counts those settled before grading starts."""
 
-    def __init__(self, total: int, *, enabled: bool):
+    def __init__(self, total: int, *, enabled: bool, done: int = 0):
         console = Console(stderr=True)
         self._bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), RateColumn(),
                              TextColumn("eta"), TimeRemainingColumn(), console=console, transient=True,
                              disable=not (enabled and console.is_terminal))
-        self._task = self._bar.add_task("grading", total=total)
+        # Students already settled (store hits, nothing handed in) start the bar: the rate and ETA are grading's.
+        self._task = self._bar.add_task("grading", total=total, completed=done)
 
     def __enter__(self) -> ClassProgress:
         self._bar.start()

@@ -164,11 +164,10 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
         return path
 
     try:
-        with ClassProgress(len(people), enabled=progress) as bar:
-            for p in people:
-                if p.source is None or p.student.source_sha256 in reports:
-                    finish(p)
-                    bar.advance()
+        settled = [p for p in people if p.source is None or p.student.source_sha256 in reports]
+        for p in settled:
+            finish(p)
+        with ClassProgress(len(people), enabled=progress, done=len(settled)) as bar:
             shas = list(todo)
             paths = [staged(todo[sha]) for sha in shas]
             hide = [*hidden, staging, *([out] if out else [])]
