@@ -182,8 +182,8 @@ def import_error(ctx: Context) -> Facts | None:
     if m := _NO_MODULE.search(message):
         module = m.group(1)
         return {"what": f"Your file imports `{module}`{where}, and no module of that name exists where it is "
-                        f"graded (ModuleNotFoundError). Only PyTorch and the standard library are there: "
-                        f"helper code must live in the file you submit."}
+                        f"graded (ModuleNotFoundError). Your file is graded on its own: a helper module you wrote "
+                        f"must be pasted into it, and only the grading environment's packages can be imported."}
     if m := _NO_NAME.search(message):
         return {"what": f"Your file imports `{m.group(1)}` from `{m.group(2)}`{where}, which does not provide it "
                         f"(ImportError)."}
