@@ -400,7 +400,8 @@ def _mask_facts(ctx: Context, name: str) -> Facts | None:
     if seen is None:
         return None
     probe, w = seen
-    where = "the worked example" if probe.id == "we" else f"a {w.shape[0]}-position probe"
+    article = "an" if str(w.shape[0])[0] == "8" or w.shape[0] in (11, 18) else "a"
+    where = "the worked example" if probe.id == "we" else f"{article} {w.shape[0]}-position probe"
     return {"where": where, "row0": fmt(w[0]), "row_last": fmt(w[-1]), "sums": fmt(w.sum(-1))}
 
 
@@ -424,8 +425,15 @@ def zero_fill_mask(ctx: Context) -> Facts | None:
     scale = probe_scales(ctx).get(probe.id)
     fill = zero_fill_value(probe, w, scale)
     if fill is None:
-        return facts | {"fill": "a finite number", "exp": "its exponential is not zero"}
-    return facts | {"fill": number(fill), "exp": f"exp({number(fill)}) = {number(math.exp(fill))}"}
+        return facts | {"fill": "a finite number", "exp": ", and its exponential is not zero"}
+    if math.exp(fill) > 1e-12:
+        return facts | {"fill": number(fill), "exp": f", and exp({number(fill)}) = {number(math.exp(fill))} still lets it in"}
+    # A fill far below zero only leaks where the allowed scores are about as low: say how low they were.
+    q, k = first_slice(probe.t["q"].double()), first_slice(probe.t["k"].double())
+    s = scale if scale is not None else 1 / math.sqrt(q.shape[-1])
+    allowed = (s * (q @ k.T))[torch.ones(w.shape, dtype=torch.bool).tril()]
+    return facts | {"fill": number(fill), "exp": f"; next to allowed scores of about {number(float(allowed.median()))} "
+                                                 f"on that probe, that finite fill still gets a share"}
 
 
 def future_offset_reader(ctx: Context) -> Facts | None:

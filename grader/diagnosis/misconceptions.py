@@ -170,7 +170,7 @@ DECLARED: tuple[Misconception, ...] = (
         "zero_fill_mask", "Forbidden scores filled with a finite value, not negative infinity", HIDE,
         (behaviour(ev.zero_fill_mask), FINGERPRINT),
         "Your first weight row is {row0} on {where}: every forbidden source of a row gets the same non-zero "
-        "share, as if its score were {fill}, and {exp} still lets it in.",
+        "share, as if its score were {fill}{exp}.",
         "Only a score of negative infinity has exponential zero, so only -inf blocks a source; rows still sum "
         "to one, which is why normalisation alone misses this.",
     ),

@@ -31,7 +31,9 @@ def _attention(q, k, v, *, scale=None, fill=float("-inf"), dim=-1, mask=None):
 
 
 def _validated(q, k, v) -> None:
-    if q.shape[:-1] != k.shape[:-1] or q.shape[:-1] != v.shape[:-1] or q.shape[-1] != k.shape[-1]:
+    """The contract's shape rules, so that a bug under test is the only bug."""
+    if min(q.dim(), k.dim(), v.dim()) < 2 or q.shape[:-1] != k.shape[:-1] or q.shape[:-1] != v.shape[:-1] \
+            or q.shape[-1] != k.shape[-1]:
         raise ValueError(f"mismatched shapes q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
 
 
