@@ -157,14 +157,6 @@ DECLARED: tuple[Misconception, ...] = (
         "must raise ValueError naming the shapes instead of broadcasting unrelated batches together.",
         costs=("shape_validation",),
     ),
-    # ---- sizes written as numbers: before the mask bugs, which a mask right at one length also shows
-    Misconception(
-        "hardcoded_shape", "Sizes written as numbers instead of read from the inputs", HEAD,
-        (behaviour(ev.hardcoded_shape), FINGERPRINT),
-        "{what}.",
-        "Read T from q.shape[-2] and d_k from q.shape[-1]: the last two dimensions always mean positions and "
-        "features, whatever their sizes.",
-    ),
     # ---- the mask
     Misconception(
         "zero_fill_mask", "Forbidden scores filled with a finite value, not negative infinity", HIDE,
@@ -232,6 +224,14 @@ DECLARED: tuple[Misconception, ...] = (
         "is 1/sqrt(d_k) = {right}, so your scores are {direction}.",
         "The chapter divides q.k by the square root of d_k, the width of the vectors in the dot product, because "
         "its variance grows with d_k.",
+    ),
+    # ---- sizes written as numbers: after the bugs that are wrong at every length
+    Misconception(
+        "hardcoded_shape", "Sizes written as numbers instead of read from the inputs", HEAD,
+        (behaviour(ev.hardcoded_shape), FINGERPRINT),
+        "{what}.",
+        "Read T from q.shape[-2] and d_k from q.shape[-1]: the last two dimensions always mean positions and "
+        "features, whatever their sizes.",
     ),
     Misconception(
         "unstable_softmax", "Softmax overflows on large scores", SHARES,

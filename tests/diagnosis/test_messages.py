@@ -177,7 +177,7 @@ def test_a_mask_right_only_at_three_positions_names_hardcoded_shape(names, obser
     def shifted(T):
         return torch.ones(T, T, dtype=torch.bool).tril(T - 3)
 
-    assert names(observe(lambda q, k, v: attention(q, k, v, mask=shifted)))[0] == "hardcoded_shape"
+    assert "hardcoded_shape" in names(observe(lambda q, k, v: attention(q, k, v, mask=shifted)))
 
 
 def test_softmax_without_the_row_maximum_names_unstable_softmax(messages, observe):

@@ -26,7 +26,6 @@ KNOWN_WRONG = {
     },
     "ids_name": {
         "happy_llm_mask_self_attention": "crashes on every length but 4 are not named hardcoded_shape (no diagnosis)",
-        "jxy001a_causal_attention": "hardcoded_shape (a crash past 6 positions) is named before the leak, softmax_wrong_axis",
         "ng_video_lecture_v2_head": "the 8-position buffer's crashes on longer sequences are not named hardcoded_shape",
         "pytorch_pretrained_bert_gpt2": "the -1e4 fill's leak under large scores is not named zero_fill_mask (no probe has such scores)",
     },
