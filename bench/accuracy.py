@@ -85,8 +85,28 @@ def disagreement_rows(mutant_verdicts, real) -> tuple[list[tuple[str, str]], lis
     return m_rows, r_rows
 
 
+def unexpected_ids(real) -> list[tuple[str, list[str]]]:
+    """Real files given a diagnosis the instructor did not name (informational, not a target)."""
+    rows = []
+    for name, (e, r) in real.items():
+        extra = [i for i in verdicts.named(r) if i not in e.ids]
+        if extra and not e.correct:  # correct code with a diagnosis already counts as a disagreement
+            rows.append((name, extra))
+    return rows
+
+
+def real_table(real) -> list[str]:
+    rows = ["| file | instructor's band | score | expected ids | named |", "|---|---|---|---|---|"]
+    for name, (e, r) in real.items():
+        ok = "" if verdicts.real_problems(e, r) else " (agrees)"
+        rows.append(f"| `{name}` | [{e.band[0]:g}, {e.band[1]:g}] | {verdicts.percent(r):g}{ok} | "
+                    f"{', '.join(e.ids) or '-'} | {', '.join(verdicts.named(r)) or '-'} |")
+    return rows
+
+
 def markdown(s, mutant_verdicts, real, seconds: float) -> str:
     m_rows, r_rows = disagreement_rows(mutant_verdicts, real)
+    extra = unexpected_ids(real)
     today = dt.date.today().isoformat()
     out = [
         "# Grader accuracy on code it was not tuned to",
@@ -128,6 +148,15 @@ def markdown(s, mutant_verdicts, real, seconds: float) -> str:
         "",
         *(f"- `{name}`: {why}" for name, why in r_rows),
         "",
+        "Not a target, worth reading: real files given a diagnosis the instructor did not name"
+        + (":" if extra else ": none."),
+        "",
+        *(f"- `{name}`: {', '.join(ids)}" for name, ids in extra),
+        "",
+        "## Every real file",
+        "",
+        *real_table(real),
+        "",
     ]
     return "\n".join(out)
 
@@ -148,6 +177,11 @@ def main() -> int:
             print(f"\nDisagreements, {title}:")
             for name, why in rows:
                 print(f"  {name}: {why}")
+    extra = unexpected_ids(real)
+    if extra:
+        print("\nNot a target: real files given a diagnosis the instructor did not name:")
+        for name, ids in extra:
+            print(f"  {name}: {', '.join(ids)}")
     if not args.no_write:
         args.out.write_text(markdown(s, mutant_verdicts, real, seconds))
         print(f"\nwrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}")
