@@ -61,7 +61,8 @@ def _grade(args) -> int:
               "so a student who has this grader could precompute them", file=sys.stderr)
     single = len(intake.students) == 1 and not args.json
     out = Path(args.out) if args.out else None
-    hidden = sorted({(p if p.is_dir() else p.parent).resolve() for p in map(Path, args.files)})
+    named = [*map(Path, args.files), *([Path(args.roster)] if args.roster else [])]
+    hidden = sorted({(p if p.is_dir() else p.parent).resolve() for p in named})  # classmates' files, the roster
     run = grade_class(intake, rubric=rubric, secret=secret, out=out, shard=shard, hidden=hidden,
                       progress=not args.json and not single, junit=Path(args.junit) if args.junit else None)
     reports = [r.report for r in run.results if r.report is not None]

@@ -136,7 +136,8 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
 
     if out:
         _private_dir(out / "reports")
-    staging = _private_dir(out / "staged") if out else Path(tempfile.mkdtemp(prefix="grader-class-"))
+    # Each run stages its own copies: two runs sharing an --out never truncate or delete each other's.
+    staging = Path(tempfile.mkdtemp(prefix="run-", dir=_private_dir(out / "staged") if out else None))
     results: dict[str, StudentResult] = {}
 
     def finish(p: Prepared) -> StudentResult:
@@ -183,8 +184,7 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
                     finish(p)
                 bar.advance(len(by_sha[sha]))
     finally:
-        if out is None:
-            shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)
     ordered = [results[p.student.key] for p in people]
     store.record(ordered, intake.skipped)
     store.close()
@@ -192,8 +192,6 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
                    from_store=from_store, seconds=time.monotonic() - t0)
     if out:
         run.written = write_outputs(out, run.results, run.skipped, run.summary)
-        for sha in todo:
-            (staging / f"{sha}.py").unlink(missing_ok=True)
     if junit:
         atomic_write_text(junit, junit_xml(run.results))
         run.written.append(junit)
