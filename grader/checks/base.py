@@ -11,16 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-Outcome = Literal["passed", "failed", "error"]
+# Chapter sections a check sends the student back to (the family modules import them from here).
+from grader.vocabulary import BASELINE, DELIVER, HEAD, HIDE, PROVE_TEETH, SHARES, TRAINABLE
 
-# Chapter sections a check sends the student back to.
-HIDE = "Hide future positions before normalization"
-SHARES = "Turn scores into shares"
-DELIVER = "Deliver the weighted values"
-HEAD = "Part 2: the full head"
-PROVE_TEETH = "Part 3: prove the mask has teeth"
-TRAINABLE = "Part 4: connect to trainable code"
-BASELINE = "Part 1: a baseline you already understand"
+__all__ = ["BASELINE", "DEFAULT_TOLERANCES", "DELIVER", "HEAD", "HIDE", "PROVE_TEETH", "SHARES", "TRAINABLE",
+           "CheckOutcome", "CheckSpec", "Evaluator", "Outcome", "Tolerance", "check"]
+
+Outcome = Literal["passed", "failed", "error"]
 
 
 @dataclass(frozen=True)

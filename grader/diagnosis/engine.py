@@ -15,7 +15,7 @@ from grader.checks.observations import Observations
 from grader.diagnosis.catalogue import Catalogue
 from grader.diagnosis.evidence import Context, Facts, matches_fingerprint
 from grader.diagnosis.misconceptions import ALL, MISCONCEPTIONS, STRENGTH, Misconception
-from grader.report.models import Diagnosis
+from grader.diagnosis.models import Diagnosis
 
 MAX_DIAGNOSES = 3
 MATCH_THRESHOLD = 0.75

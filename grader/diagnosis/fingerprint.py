@@ -12,7 +12,9 @@ from pathlib import Path
 import torch
 from pydantic import BaseModel
 
+from grader.checks.observations import Reply
 from grader.probes import Probe
+from grader.sandbox import answer_trusted
 
 # Loose enough for one bug written two ways (float32 sums in another order), tight enough to
 # separate one bug from another.
@@ -67,15 +69,8 @@ def differs(a: Observation | None, b: Observation | None) -> bool:
 
 def observe_file(path: Path, probes: list[Probe]) -> dict[str, Observation]:
     """Run a TRUSTED implementation (the reference or a catalogue entry) in this process."""
-    from grader.checks.observations import Reply
-    from grader.sandbox.runner import answer, load_module, tripwires  # instructor side only
-
-    with tripwires():
-        module, loaded = load_module(str(path), name=f"catalogue_{path.stem}")
-        replies = {}
-        for probe in probes:
-            replies[probe.id] = Reply.from_frame(answer(module, probe.call))  # the lens students get
-    return observe_replies(replies)
+    frames = answer_trusted(path, {probe.id: probe.call for probe in probes})
+    return observe_replies({pid: Reply.from_frame(frame) for pid, frame in frames.items()})  # the lens students get
 
 
 def match_fraction(student: dict[str, Observation], fingerprint: dict[str, Observation]) -> float:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from grader.diagnosis import evidence as ev
+from grader.vocabulary import BUILD, DELIVER, HEAD, HIDE, MATCH, SHARES, TRAINABLE
 
 ALL = ("*",)
 STRENGTH = {"file": 0, "contract": 1, "behaviour": 2, "fingerprint": 3}
@@ -69,14 +70,6 @@ def contract(read: Reader) -> Evidence:
 def behaviour(read: Reader) -> Evidence:
     return Evidence("behaviour", read)
 
-
-BUILD = "Build it"
-HEAD = "Part 2: the full head"
-TRAINABLE = "Part 4: connect to trainable code"
-HIDE = "Hide future positions before normalization"
-SHARES = "Turn scores into shares"
-MATCH = "Match every receiving position with every source"
-DELIVER = "Deliver the weighted values"
 
 DECLARED: tuple[Misconception, ...] = (
     # ---- the file as a whole

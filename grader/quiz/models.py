@@ -8,9 +8,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from grader.quiz.phrases import Phrasing
+from grader.vocabulary import Model as _Model
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
 
@@ -52,10 +53,6 @@ Number = Annotated[
     Field(description="A number or a fraction like '1/7'."),
 ]
 NumberOrVector = Number | list[Number]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class Claim(_Model):

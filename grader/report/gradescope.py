@@ -7,8 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from grader.report.models import Report
-
-Visibility = Literal["visible", "hidden", "after_due_date", "after_published"]
+from grader.vocabulary import Visibility
 
 
 class GradescopeTest(BaseModel):

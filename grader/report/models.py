@@ -4,44 +4,17 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-Status = Literal["passed", "failed", "error", "skipped"]
-Visibility = Literal["visible", "hidden", "after_due_date", "after_published"]
+# The report is assembled from what the layers below produced: scoring's check lines and group
+# totals, the diagnosis's findings. Each is defined where it is made and only gathered here.
+from grader.diagnosis.models import Diagnosis
+from grader.rubric.results import CheckReport, GroupTotal
+from grader.vocabulary import Model as _Model
+from grader.vocabulary import Status, Visibility
 
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class CheckReport(_Model):
-    id: str
-    title: str
-    group: str = "Other"
-    status: Status
-    score: float
-    max_score: float
-    visibility: Visibility = "visible"
-    feedback: str = Field(description="What the student is told, in the chapter's words.")
-    expected: str | None = Field(None, description="Expected numbers, short and printable.")
-    observed: str | None = Field(None, description="Observed numbers, short and printable.")
-    section: str | None = Field(None, description="Chapter section to reread.")
-    hint: str | None = None
-    cases_passed: int = 0
-    cases_total: int = 0
-
-
-class Diagnosis(_Model):
-    id: str
-    title: str
-    message: str
-    section: str
-
-
-class GroupTotal(_Model):
-    name: str
-    score: float
-    max_score: float
+__all__ = ["CheckReport", "Diagnosis", "GroupTotal", "Heatmap", "Report", "Runtime", "Status", "Visibility",
+           "Visuals"]
 
 
 class Runtime(_Model):

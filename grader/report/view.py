@@ -9,11 +9,10 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from pathlib import PurePath
-from typing import Literal
 
 from grader.report.models import CheckReport, Report
+from grader.vocabulary import Audience
 
-Audience = Literal["student", "instructor"]
 OUTPUT_LIMIT = 2000  # characters of the submission's own printing shown back; it can be anything
 PROBLEM = ("failed", "error")
 Matrix = Sequence[Sequence[float | None]]

@@ -4,25 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError
 
 from grader.checks.base import DEFAULT_TOLERANCES, Tolerance
 from grader.checks.registry import CHECK_IDS, CHECKS
-from grader.report.models import Visibility
+from grader.vocabulary import FloatDTypeName, Visibility
+from grader.vocabulary import FrozenModel as _Model
 
 # A Literal of the registry's ids puts them in the JSON Schema, so editors can complete them.
 CheckId = Literal[CHECK_IDS]  # type: ignore[valid-type]
-DTypeName = Literal["float64", "float32", "float16", "bfloat16"]
 PartialCredit = Literal["fraction", "all_or_nothing"]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 DottedName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")]
 Points = Annotated[float, Field(ge=0, strict=True, allow_inf_nan=False)]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class ToleranceSpec(_Model):
@@ -68,7 +64,7 @@ class RubricCheck(_Model):
         description="Gradescope's rule: a student's self-check shows only 'visible' checks.",
     )
     group: Text | None = Field(None, description="Subtotal this check counts toward; default: the registry's group.")
-    tolerance: dict[DTypeName, ToleranceSpec] | None = Field(
+    tolerance: dict[FloatDTypeName, ToleranceSpec] | None = Field(
         None, description="Overrides the rubric's tolerances for this check only."
     )
     requires: list[CheckId] = Field(
@@ -94,7 +90,7 @@ class Rubric(_Model):
     secret_env: Annotated[str, StringConstraints(pattern=r"^[A-Z_][A-Z0-9_]*$")] = Field(
         description="Environment variable holding the secret that seeds hidden probes."
     )
-    tolerances: dict[DTypeName, ToleranceSpec] = Field(
+    tolerances: dict[FloatDTypeName, ToleranceSpec] = Field(
         default={}, description="Default closeness per dtype; unlisted dtypes use the grader's defaults."
     )
     checks: list[RubricCheck] = Field(min_length=1)

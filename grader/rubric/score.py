@@ -11,10 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from grader.checks.base import CheckOutcome
 from grader.checks.registry import CHECKS
 from grader.paths import atomic_write_text
-from grader.report.models import CheckReport, GroupTotal, Status
 from grader.rubric.model import Rubric, RubricCheck
-
-Audience = Literal["instructor", "student"]
+from grader.rubric.results import CheckReport, GroupTotal
+from grader.vocabulary import Audience, Status
 
 
 class ScoredChecks(BaseModel):

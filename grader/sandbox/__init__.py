@@ -59,6 +59,7 @@ names and command lines (there is no PID namespace), and syscall filtering (no s
 
 from grader.sandbox.client import Sandbox
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
+from grader.sandbox.trusted import answer_trusted
 from grader.sandbox.wire import Frame
 
-__all__ = ["Failure", "Frame", "Limits", "RunResult", "Sandbox", "SandboxError"]
+__all__ = ["Failure", "Frame", "Limits", "RunResult", "Sandbox", "SandboxError", "answer_trusted"]

@@ -8,9 +8,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from grader.sandbox.wire import Frame
+from grader.vocabulary import Isolation
 
 FailureKind = Literal["timeout", "memory_limit", "process_exit", "protocol_error"]
-Isolation = Literal["namespaces+uid", "uid+rlimits", "rlimits-only"]
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -49,7 +49,7 @@ class RunResult:
     failures: dict[str, Failure] = field(default_factory=dict)
     failure: Failure | None = None
     output: str = ""
-    isolation: str = "rlimits-only"
+    isolation: Isolation = "rlimits-only"
     wall_s: float = 0.0
 
 

@@ -19,8 +19,8 @@ import torch
 from torch import nn
 
 from grader.sandbox.wire import Frame, WireError, encode, read_frame, write_all, write_frame
+from grader.vocabulary import ENTRY_NAMES
 
-ENTRY_NAMES = ("causal_attention", "SingleHead")
 _MAX_MESSAGE = 600
 
 

@@ -9,19 +9,19 @@ from __future__ import annotations
 import json
 import os
 import select
-import struct
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import torch
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from grader.sandbox.framing import LENGTH, length_of, prefixed
+from grader.vocabulary import DTypeName
+
 MAX_HEADER_BYTES = 1 << 20
 MAX_FRAME_BYTES = 64 << 20
-_LEN = struct.Struct(">I")
 
-DTypeName = Literal["float64", "float32", "float16", "bfloat16", "int64", "int32", "bool"]
 DTYPES: dict[str, torch.dtype] = {
     "float64": torch.float64,
     "float32": torch.float32,
@@ -75,7 +75,7 @@ def encode(frame: Frame) -> bytes:
         blobs.append(blob)
     header = WireHeader(kind=frame.kind, meta=frame.meta, tensors=specs)
     head = json.dumps(header.model_dump(), allow_nan=False, default=str).encode()
-    return _LEN.pack(len(head)) + head + b"".join(blobs)
+    return prefixed(head) + b"".join(blobs)
 
 
 def write_frame(fd: int, frame: Frame) -> None:
@@ -132,7 +132,7 @@ def _tensor(spec: TensorSpec, blob: bytes) -> torch.Tensor:
 
 def read_frame(fd: int, deadline: float | None = None, max_bytes: int = MAX_FRAME_BYTES) -> Frame:
     """Read one frame; raises WireError, TimeoutError or EOFError, never anything from the peer."""
-    (hlen,) = _LEN.unpack(_read_exact(fd, _LEN.size, deadline))
+    hlen = length_of(_read_exact(fd, LENGTH.size, deadline))
     if hlen > MAX_HEADER_BYTES:
         raise WireError(f"frame header of {hlen} bytes is over the {MAX_HEADER_BYTES}-byte cap")
     header = decode_header(_read_exact(fd, hlen, deadline))

@@ -17,7 +17,6 @@ import select
 import shutil
 import signal
 import socket
-import struct
 import sys
 import tempfile
 import time
@@ -26,9 +25,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from grader.sandbox import harden
+from grader.sandbox.framing import LENGTH, length_of, prefixed
 from grader.sandbox.models import Limits
+from grader.vocabulary import Isolation
 
-_LEN = struct.Struct(">I")
 MAX_MESSAGE = 1 << 20
 
 
@@ -58,9 +58,7 @@ class KillRequest(BaseModel):
 class Hello(BaseModel):
     model_config = ConfigDict(extra="forbid")
     pid: int
-    isolation: str
-    vm_bytes: int
-    threads: int
+    isolation: Isolation
 
 
 class Exit(BaseModel):
@@ -71,12 +69,11 @@ class Exit(BaseModel):
     signal: int | None = None
     code: int | None = None
     cpu_s: float | None = None
-    orphans: int = 0
 
 
 def send(sock: socket.socket, payload: dict[str, Any], fds: list[int] = ()) -> None:
     data = json.dumps(payload).encode()
-    msg = _LEN.pack(len(data)) + data
+    msg = prefixed(data)
     if fds:
         socket.send_fds(sock, [msg], list(fds))
     else:
@@ -85,15 +82,15 @@ def send(sock: socket.socket, payload: dict[str, Any], fds: list[int] = ()) -> N
 
 def recv(sock: socket.socket, maxfds: int = 0) -> tuple[dict[str, Any] | None, list[int]]:
     """One message and the descriptors that came with it; (None, []) at end of stream."""
-    head, fds, _, _ = socket.recv_fds(sock, _LEN.size, maxfds) if maxfds else (sock.recv(_LEN.size), [], 0, 0)
+    head, fds, _, _ = socket.recv_fds(sock, LENGTH.size, maxfds) if maxfds else (sock.recv(LENGTH.size), [], 0, 0)
     if not head:
         return None, fds
-    while len(head) < _LEN.size:
-        more = sock.recv(_LEN.size - len(head))
+    while len(head) < LENGTH.size:
+        more = sock.recv(LENGTH.size - len(head))
         if not more:
             return None, fds
         head += more
-    (n,) = _LEN.unpack(head)
+    n = length_of(head)
     if n > MAX_MESSAGE:
         raise ValueError("control message too large")
     body = b""
@@ -124,16 +121,13 @@ class Zygote:
         self.isolation = (
             "namespaces+uid" if self.namespaces else "uid+rlimits" if self.root else "rlimits-only"
         )
-        self.vm = harden.vm_size()
         # Non-root, RLIMIT_NPROC counts every task of the user: leave room for what already runs.
         self.nproc_base = 0 if os.geteuid() == 0 else _user_tasks()
 
     def loop(self) -> None:
         send(
             self.sock,
-            Hello(
-                pid=os.getpid(), isolation=self.isolation, vm_bytes=self.vm, threads=_threads()
-            ).model_dump(),
+            Hello(pid=os.getpid(), isolation=self.isolation).model_dump(),
         )
         while True:
             msg, fds = recv(self.sock, maxfds=4)
@@ -255,22 +249,21 @@ class Zygote:
             status, usage = ended
         cpu = usage.ru_utime + usage.ru_stime if usage is not None else None
         _signal(-pid)  # its group may outlive it
-        orphans = self._kill_descendants()
+        self._kill_descendants()
         scratch = self.scratch.pop(pid, None)
         if scratch and not self.namespaces:
             shutil.rmtree(scratch, ignore_errors=True)  # rmtree never follows planted symlinks
         if os.WIFSIGNALED(status):
-            return Exit(killed_by_us=killed, signal=os.WTERMSIG(status), cpu_s=cpu, orphans=orphans)
-        return Exit(killed_by_us=killed, code=os.WEXITSTATUS(status), cpu_s=cpu, orphans=orphans)
+            return Exit(killed_by_us=killed, signal=os.WTERMSIG(status), cpu_s=cpu)
+        return Exit(killed_by_us=killed, code=os.WEXITSTATUS(status), cpu_s=cpu)
 
-    def _kill_descendants(self) -> int:
+    def _kill_descendants(self) -> None:
         """As child subreaper we inherit every orphan, so no children left means no descendants
         left. Killing one by one loses to a fork bomb (each death frees a slot for a new fork),
         so first stop the whole tree (a stopped process cannot fork), then kill it."""
-        total = 0
         for _ in range(100):
             if not _reap_all():
-                return total
+                return
             stopped: set[int] = set()
             for _ in range(1000):
                 new = _descendants(os.getpid()) - stopped
@@ -281,9 +274,7 @@ class Zygote:
                 stopped |= new
             for p in stopped:
                 _signal(p)
-            total += len(stopped)
             time.sleep(0.001)
-        return total
 
 
 def _reap_all() -> bool:
@@ -353,13 +344,6 @@ def _descendants(root: int) -> set[int]:
                 found.add(child)
                 todo.append(child)
     return found
-
-
-def _threads() -> int:
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return 1
 
 
 def _user_tasks() -> int:
