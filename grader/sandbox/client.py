@@ -27,6 +27,7 @@ from grader.sandbox import zygote as zy
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
 from grader.sandbox.wire import Frame, WireError, encode, read_frame
 
+REPO_ROOT = ROOT
 DEFAULT_RUNNER = "grader.sandbox.runner:serve"
 # Gradescope keeps the autograder source, the submission and results.json under this root.
 GRADESCOPE_ROOT = "/autograder"
@@ -58,10 +59,10 @@ def _default_hidden() -> list[str]:
     """The source checkout (reference, rubrics, tests, .git) and Gradescope's tree. Only a
     checkout: installed into site-packages, the package's parent is everyone's packages."""
     hidden = [GRADESCOPE_ROOT]
-    if (ROOT / "pyproject.toml").exists() and not any(
-        ROOT == Path(p).resolve() for p in site.getsitepackages()
+    if (REPO_ROOT / "pyproject.toml").exists() and not any(
+        REPO_ROOT == Path(p).resolve() for p in site.getsitepackages()
     ):
-        hidden.append(str(ROOT))
+        hidden.append(str(REPO_ROOT))
     return hidden
 
 
@@ -131,7 +132,7 @@ class Sandbox:
             "uid": uid,
             "isolate": self.isolate,
         }
-        code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from grader.sandbox.zygote import main; main()"
+        code = f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); from grader.sandbox.zygote import main; main()"
         self._proc = subprocess.Popen(
             [sys.executable, "-I", "-c", code, json.dumps(config)],
             pass_fds=[theirs.fileno()],
