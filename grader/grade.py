@@ -9,8 +9,8 @@ from __future__ import annotations
 import atexit
 import functools
 import hashlib
+import logging
 import os
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
@@ -19,19 +19,20 @@ from pathlib import Path
 import torch
 
 from grader.checks.base import CheckOutcome
-from grader.checks.masking import control_changes, row_changes
 from grader.checks.observations import Observations, Reply
 from grader.checks.registry import CHECKS
 from grader.diagnosis import catalogue as catalogue_data
 from grader.diagnosis.catalogue import Catalogue
 from grader.diagnosis.engine import diagnose
 from grader.paths import INSTRUCTOR_RUBRIC, SELF_CHECK_RUBRIC
-from grader.probes import WORKED_WEIGHTS, ProbeSet, build_probes, hidden_seed
-from grader.report.models import Heatmap, Report, Runtime, Visuals
+from grader.probes import ProbeSet, build_probes, hidden_seed
+from grader.report.models import Report, Runtime
+from grader.report.visuals import visuals
 from grader.rubric import Rubric, load_rubric, score_checks
 from grader.sandbox import RunResult, Sandbox, protocol
 
 MAX_SOURCE_BYTES = 1 << 20
+log = logging.getLogger(__name__)
 
 
 @functools.cache
@@ -74,7 +75,8 @@ def _evaluate(check_id: str, obs: Observations, rubric: Rubric) -> CheckOutcome:
     try:
         return CHECKS[check_id].run(obs, lambda dtype: rubric.tolerance(check_id, dtype))
     except Exception as exc:  # noqa: BLE001 - a malformed reply only makes its own check error
-        print(f"grader: check {check_id} could not read the replies: {exc!r}", file=sys.stderr)
+        # The report says so in the check's own row; the log tells whoever runs the grader why.
+        log.warning("check %s could not read the replies: %r", check_id, exc)
         return CheckOutcome("error", 0, 1, f"The submission's results for this check were malformed ({exc}).")
 
 
@@ -92,34 +94,6 @@ def points_lost(rubric: Rubric, checks) -> dict[str, float]:
     for c in checks:
         lost[owner(c.id)] += c.max_score - c.score
     return lost
-
-
-def _visuals(obs: Observations) -> Visuals:
-    def weights(pid: str) -> list | None:
-        r = obs.reply(pid)
-        w = r.tensors.get("weights") if r.ok else None
-        if w is None or w.dim() != 2:
-            return None
-        return [[x if abs(x) != float("inf") and x == x else None for x in row] for row in w.double().tolist()]
-
-    visuals = Visuals(worked_example=Heatmap(title="Worked example", student=weights("we"),
-                                             expected=WORKED_WEIGHTS.tolist()))
-    rand = obs.probes.by_id.get("rand.flat.small")
-    if rand is not None:
-        from grader.checks.expected import attention
-
-        visuals.random_probe = Heatmap(title=f"Random probe (T = {rand.t['q'].shape[-2]})",
-                                       student=weights(rand.id),
-                                       expected=attention(rand.t["q"], rand.t["k"], rand.t["v"])[1].tolist())
-    base_probe, probe = obs.probes.by_id.get("leak.base"), obs.probes.by_id.get("leak.future_kv")
-    if base_probe is not None and probe is not None:
-        rows = probe.info["rows_fixed"]  # only rows before the changed positions must stay put
-        visuals.unmasked_row_change = control_changes(base_probe, probe)[:rows].tolist()
-        base, changed = obs.reply(base_probe.id), obs.reply(probe.id)
-        if base.ok and changed.ok and base["out"].shape == changed["out"].shape and base["out"].dim() == 3:
-            change = row_changes(base["out"], changed["out"], probe.info["items_fixed"])[:rows]
-            visuals.leak_row_change = [x if x != float("inf") else None for x in change.tolist()]
-    return visuals
 
 
 @dataclass
@@ -162,7 +136,7 @@ def judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Catal
         submission=str(executed.path), score=scored.score, max_score=scored.max_score, checks=scored.checks,
         groups=scored.groups, diagnoses=diagnoses,
         runtime=Runtime(isolation=run.isolation, wall_s=round(run.wall_s, 3), output=run.output),
-        visuals=_visuals(obs),
+        visuals=visuals(obs),
     )
 
 

@@ -1,0 +1,39 @@
+"""The report's pictures, read from what the checks observed: no second pass over the submission.
+
+Expected weights and the unmasked control come from the probes' memos, which the checks filled
+while judging (SDPA on a probe is computed once per probe, whoever asks first).
+"""
+
+from __future__ import annotations
+
+from grader.checks import expected
+from grader.checks.masking import control_changes, row_changes
+from grader.checks.observations import Observations
+from grader.probes import WORKED_WEIGHTS
+from grader.report.models import Heatmap, Visuals
+
+
+def visuals(obs: Observations) -> Visuals:
+    def weights(pid: str) -> list | None:
+        r = obs.reply(pid)
+        w = r.tensors.get("weights") if r.ok else None
+        if w is None or w.dim() != 2:
+            return None
+        return [[x if abs(x) != float("inf") and x == x else None for x in row] for row in w.double().tolist()]
+
+    pictures = Visuals(worked_example=Heatmap(title="Worked example", student=weights("we"),
+                                              expected=WORKED_WEIGHTS.tolist()))
+    rand = obs.probes.by_id.get("rand.flat.small")
+    if rand is not None:
+        want = rand.memo("attention", expected.attention, rand.t["q"], rand.t["k"], rand.t["v"])
+        pictures.random_probe = Heatmap(title=f"Random probe (T = {rand.t['q'].shape[-2]})",
+                                        student=weights(rand.id), expected=want[1].tolist())
+    base_probe, probe = obs.probes.by_id.get("leak.base"), obs.probes.by_id.get("leak.future_kv")
+    if base_probe is not None and probe is not None:
+        rows = probe.info["rows_fixed"]  # only rows before the changed positions must stay put
+        pictures.unmasked_row_change = control_changes(base_probe, probe)[:rows].tolist()
+        base, changed = obs.reply(base_probe.id), obs.reply(probe.id)
+        if base.ok and changed.ok and base["out"].shape == changed["out"].shape and base["out"].dim() == 3:
+            change = row_changes(base["out"], changed["out"], probe.info["items_fixed"])[:rows]
+            pictures.leak_row_change = [x if x != float("inf") else None for x in change.tolist()]
+    return pictures
