@@ -20,7 +20,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from grader.diagnosis.fingerprint import Observation, TensorValue, differs, observe_file
+from grader.diagnosis.misconceptions import DECLARED
 from grader.paths import CATALOGUE, ROOT, atomic_write_text
+from grader.probes import visible_probes
 
 MUTANTS = ROOT / "reference" / "mutants"
 REFERENCE = ROOT / "reference" / "attention.py"
@@ -67,9 +69,6 @@ def _compact(value: Observation) -> Observation:
 
 def build(mutants: Path | None = None) -> Catalogue:
     """Run the fingerprinted mutants on the visible probes (instructor side: needs reference/)."""
-    from grader.diagnosis.misconceptions import DECLARED
-    from grader.probes import visible_probes
-
     mutants = MUTANTS if mutants is None else mutants
     if not mutants.is_dir() or not REFERENCE.is_file():
         raise CatalogueSourceMissing(

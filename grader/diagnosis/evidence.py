@@ -18,6 +18,7 @@ import torch
 from grader.checks import expected
 from grader.checks.base import CheckOutcome
 from grader.checks.observations import Observations, Reply, fmt
+from grader.diagnosis.fingerprint import match_fraction, observe_replies
 from grader.probes import Probe
 
 Facts = dict[str, str]
@@ -892,8 +893,6 @@ def forbidden_api(ctx: Context) -> Facts | None:
 
 
 def matches_fingerprint(ctx: Context, mid: str, threshold: float) -> bool:
-    from grader.diagnosis.fingerprint import match_fraction, observe_replies
-
     fingerprint = ctx.fingerprints.get(mid)
     if not fingerprint:
         return False
