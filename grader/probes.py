@@ -1,6 +1,9 @@
 """Inputs sent to a submission: the chapter's worked example, interventions, seeded random probes.
 
-Visible probes are fixed and public (seed 0). Hidden probes come from a seed derived from the
+Visible probes are fixed and public (seed 0). Every family runs at several lengths (never only
+the worked example's), relational checks get pairs of calls to compare the submission with itself
+(shifted and unshifted scores, finite-difference steps), and the leak family changes future keys,
+values and queries and other batch items. Hidden probes come from a seed derived from the
 instructor's secret and the submission's content hash, so nobody can precompute them, yet the same
 file and secret always meet the same inputs. Every named dimension gets its own size, so a
 transposed axis cannot hide behind a square matrix.
@@ -79,11 +82,14 @@ SHIFT = 1000.0
 
 
 def with_shift(q: torch.Tensor, k: torch.Tensor, shift: float = SHIFT) -> tuple[torch.Tensor, torch.Tensor]:
-    """Append one feature to q and k so that every score grows by `shift` (after the 1/sqrt(d_k) scale)."""
+    """Append one feature to q and k so that every score moves by `shift` (after the 1/sqrt(d_k) scale).
+
+    Any scale applied to every score, right or wrong, moves them all by one constant: a submission
+    compared with itself on the unshifted scores must give the same result."""
     d = q.shape[-1] + 1
-    c = math.sqrt(shift * math.sqrt(d))
+    c = math.sqrt(abs(shift) * math.sqrt(d))
     pad = torch.full((*q.shape[:-1], 1), c, dtype=q.dtype)
-    return torch.cat([q, pad], -1), torch.cat([k, pad], -1)
+    return torch.cat([q, pad], -1), torch.cat([k, pad if shift >= 0 else -pad], -1)
 
 
 def without_shift(q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -92,18 +98,42 @@ def without_shift(q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch
     return torch.cat([q, zero], -1), torch.cat([k, zero], -1)
 
 
-def _sizes(gen: torch.Generator, names: str) -> dict[str, int]:
-    pool = torch.randperm(8, generator=gen)[: len(names)] + 2  # distinct sizes in 2..9
-    return {n: int(s) for n, s in zip(names, pool, strict=True)}
+# Every probe family runs at several lengths, none of them the worked example's 3: a mask written
+# for one length fails visibly, and no grade depends on which sizes a secret happens to draw.
+VISIBLE_LENGTHS = (5, 8)
+HIDDEN_LENGTHS = (4, 7)
+FD_STEP = 1e-3  # finite-difference step for the gradient check (central differences)
+
+
+def _sizes(gen: torch.Generator, names: str, T: int | None = None) -> dict[str, int]:
+    """Distinct sizes in 2..9 for `names`; T (when given) is fixed and no other size equals it."""
+    pool = [int(s) + 2 for s in torch.randperm(8, generator=gen) if T is None or int(s) + 2 != T]
+    sizes = dict(zip(names, pool, strict=False))
+    return sizes | ({"T": T} if T is not None else {})
 
 
 def _randn(gen: torch.Generator, *shape: int, scale: float = 1.0, dtype=F64) -> torch.Tensor:
     return (torch.randn(*shape, generator=gen, dtype=F64) * scale).to(dtype)
 
 
-def _random_family(gen: torch.Generator, prefix: str) -> list[Probe]:
-    s = _sizes(gen, "BHTkv")
-    B, H, T, dk, dv = s["B"], s["H"], s["T"], s["k"], s["v"]
+def _fd_probes(gen: torch.Generator, probe: Probe, names: tuple[str, ...], target: str) -> list[Probe]:
+    """The same call with one input moved by +-h along a random direction: finite differences of the
+    submission's own function, to hold its own autograd against (a gradcheck along one direction)."""
+    probes = []
+    for name in names:
+        direction = _randn(gen, *probe.t[name].shape)
+        direction /= direction.norm()
+        for sign in (1, -1):
+            tensors = dict(probe.t) | {name: probe.t[name] + sign * FD_STEP * direction}
+            meta = dict(probe.call.meta) | {"id": f"{probe.id}.fd.{name}.{'+' if sign > 0 else '-'}"}
+            info = {"of": probe.id, "input": name, "sign": sign, "direction": direction}
+            probes.append(Probe(meta["id"], "fd", Frame("call", meta, tensors), info))
+    return probes
+
+
+def _random_family(gen: torch.Generator, prefix: str, T: int, tag: str = "") -> list[Probe]:
+    s = _sizes(gen, "BHkv", T)
+    B, H, dk, dv = s["B"], s["H"], s["k"], s["v"]
     layouts = {"flat": (), "batch": (B,), "heads": (B, H)}
     probes = []
     # Small/negative scores and extreme ones (scores in the tens: sharp but finite weights).
@@ -111,33 +141,57 @@ def _random_family(gen: torch.Generator, prefix: str) -> list[Probe]:
         for name, lead in layouts.items():
             q, k = _randn(gen, *lead, T, dk, scale=scale), _randn(gen, *lead, T, dk, scale=scale)
             v = _randn(gen, *lead, T, dv)
-            probes.append(_attention(f"{prefix}rand.{name}.{scale_name}", "rand", q, k, v))
+            probes.append(_attention(f"{prefix}rand.{tag}{name}.{scale_name}", "rand", q, k, v))
+    # The usual multi-head layout, x.view(B, T, H, d).transpose(1, 2): not contiguous in memory.
+    q, k, v = (_randn(gen, B, H, T, d) for d in (dk, dk, dv))
+    strided = _attention(f"{prefix}rand.{tag}heads.strided", "rand", q, k, v)
+    strided.call.meta["layout"] = "heads_transposed"
+    probes.append(strided)
     for name in ("batch", "heads"):
         lead = layouts[name]
         q, k, v = (_randn(gen, *lead, T, d) for d in (dk, dk, dv))
         g = _randn(gen, *lead, T, dv)
-        probes.append(_attention(f"{prefix}grad.{name}", "grad", q, k, v, grad_out=g))
+        grad = _attention(f"{prefix}grad.{tag}{name}", "grad", q, k, v, grad_out=g)
+        probes.append(grad)
+        if name == "heads":
+            probes += _fd_probes(gen, grad, ("q", "k", "v"), "attention")
     for name in ("batch", "heads"):
         lead = layouts[name]
         q, k, v = (_randn(gen, *lead, T, d, dtype=torch.float32) for d in (dk, dk, dv))
-        probes.append(_attention(f"{prefix}f32.{name}", "f32", q, k, v))
+        probes.append(_attention(f"{prefix}f32.{tag}{name}", "f32", q, k, v))
+    # Scores near 1000 against the same scores without the shift, through the submission itself.
+    q, k, v = _randn(gen, B, T, dk), _randn(gen, B, T, dk), _randn(gen, B, T, dv)
+    probes += _shift_pair(f"{prefix}shift.{tag}rand", q, k, v)
     return probes
 
 
-def _leak_family(gen: torch.Generator, prefix: str) -> list[Probe]:
-    """A base batch and interventions that touch only positions a row must not see."""
-    s = _sizes(gen, "BTkv")
-    B, T, dk, dv = s["B"], max(s["T"], 4), s["k"], s["v"]
+def _shift_pair(pid: str, q, k, v) -> list[Probe]:
+    """Scores near +1000 and near -1000 (the edge for a finite fill: a fill must stay below every
+    allowed score), each against the same scores unshifted."""
+    bq, bk = without_shift(q, k)
+    probes = [_attention(f"{pid}.base", "shift", bq, bk, v, kind="base")]
+    for name, shift in (("", SHIFT), (".neg", -SHIFT)):
+        sq, sk = with_shift(q, k, shift)
+        probes.append(_attention(f"{pid}{name}", "shift", sq, sk, v, kind="shifted", base=f"{pid}.base",
+                                 shift=shift))
+    return probes
+
+
+def _leak_family(gen: torch.Generator, prefix: str, T: int, tag: str = "") -> list[Probe]:
+    """A base batch and interventions that touch only what a row must not see."""
+    s = _sizes(gen, "Bkv", T)
+    B, dk, dv = s["B"], s["k"], s["v"]
     q, k, v = (_randn(gen, B, T, d) for d in (dk, dk, dv))
     cut = T // 2 - 1  # rows 0..cut must not see positions after cut
     big = 5.0
-    probes = [_attention(f"{prefix}leak.base", "leak", q, k, v, kind="base")]
+    name = f"{prefix}leak.{tag}"
+    probes = [_attention(f"{name}base", "leak", q, k, v, kind="base", base=f"{name}base")]
 
     def changed(kind: str, rows_fixed, items_fixed, *, keys=None, values=None, queries=None) -> Probe:
         return _attention(
-            f"{prefix}leak.{kind}", "leak", queries if queries is not None else q,
+            f"{name}{kind}", "leak", queries if queries is not None else q,
             keys if keys is not None else k, values if values is not None else v,
-            kind=kind, rows_fixed=rows_fixed, items_fixed=items_fixed,
+            kind=kind, rows_fixed=rows_fixed, items_fixed=items_fixed, base=f"{name}base",
         )
 
     k2, v2 = k.clone(), v.clone()
@@ -151,6 +205,10 @@ def _leak_family(gen: torch.Generator, prefix: str) -> list[Probe]:
     k4 = k.clone()
     k4[:, cut + 1:] += big * _randn(gen, B, T - cut - 1, dk)
     probes.append(changed("future_keys", cut + 1, B, keys=k4))
+    # Future queries: a softmax over receivers (the wrong axis) lets later rows reshape earlier ones.
+    q6 = q.clone()
+    q6[:, cut + 1:] += big * _randn(gen, B, T - cut - 1, dk)
+    probes.append(changed("future_queries", cut + 1, B, queries=q6))
     q5, k5, v5 = q.clone(), k.clone(), v.clone()
     for t in (q5, k5, v5):
         t[1:] += big * _randn(gen, *t[1:].shape)
@@ -159,16 +217,19 @@ def _leak_family(gen: torch.Generator, prefix: str) -> list[Probe]:
 
 
 def _shape_errors(prefix: str) -> list[Probe]:
-    """Inputs the contract rejects: broadcasting batches, mismatched lengths, mismatched widths."""
+    """Inputs the contract rejects: each mismatch alone, including v's, and too few dimensions."""
     z = lambda *shape: torch.zeros(*shape, dtype=F64)  # noqa: E731
     return [
         _attention(f"{prefix}shape.batch", "shape", z(1, 5, 4), z(3, 5, 4), z(3, 5, 6)),
         _attention(f"{prefix}shape.length", "shape", z(2, 5, 4), z(2, 4, 4), z(2, 4, 6)),
         _attention(f"{prefix}shape.width", "shape", z(2, 5, 4), z(2, 5, 3), z(2, 5, 6)),
+        _attention(f"{prefix}shape.value_length", "shape", z(2, 5, 4), z(2, 5, 4), z(2, 1, 6)),
+        _attention(f"{prefix}shape.value_batch", "shape", z(2, 5, 4), z(2, 5, 4), z(1, 5, 6)),
+        _attention(f"{prefix}shape.one_dim", "shape", z(4), z(4), z(4)),
     ]
 
 
-def _head(gen: torch.Generator, pid: str, n_embd: int, d_k: int, d_v: int | None, x_shape) -> Probe:
+def _head(gen: torch.Generator, pid: str, n_embd: int, d_k: int, d_v: int | None, x_shape) -> list[Probe]:
     dv = d_v or d_k
     tensors = {
         "x": _randn(gen, *x_shape, n_embd),
@@ -178,7 +239,11 @@ def _head(gen: torch.Generator, pid: str, n_embd: int, d_k: int, d_v: int | None
         "grad_out": _randn(gen, *x_shape, dv),
     }
     meta = {"id": pid, "target": "head", "n_embd": n_embd, "d_k": d_k, "d_v": d_v}
-    return Probe(pid, "head", Frame("call", meta, tensors), {"n_params": (2 * d_k + dv) * n_embd})
+    probe = Probe(pid, "head", Frame("call", meta, tensors), {"n_params": (2 * d_k + dv) * n_embd})
+    fd = _fd_probes(gen, probe, ("w_query", "w_key", "w_value"), "head")
+    for p in fd:
+        p.family = "head_fd"
+    return [probe, *fd]
 
 
 @functools.cache
@@ -196,21 +261,24 @@ def _build_visible() -> list[Probe]:
     q, k, v = worked_example()
     bumped = v.clone()
     bumped[0, 0] += VALUE_BUMP
-    sq, sk = with_shift(q, k)
-    rq, rk, rv = (_randn(gen, 2, 5, d, scale=2.0) for d in (3, 3, 4))
-    rsq, rsk = with_shift(rq, rk)
-    return [
+    probes = [
         _attention("we", "worked", q, k, v),
         _attention("we.zero_q", "worked", torch.zeros_like(q), k, v),
         _attention("we.value_bump", "worked", q, k, bumped),
-        _attention("shift.we", "shift", sq, sk, v, base=without_shift(q, k)),
-        _attention("shift.rand", "shift", rsq, rsk, rv, base=without_shift(rq, rk)),
-        *_random_family(gen, ""),
-        *_leak_family(gen, ""),
-        *_shape_errors(""),
+        *_shift_pair("shift.we", q, k, v),
+    ]
+    for i, T in enumerate(VISIBLE_LENGTHS):
+        tag = "" if i == 0 else f"T{T}."  # the first set keeps the ids the diagnosis reads
+        probes += _random_family(gen, "", T, tag) + _leak_family(gen, "", T, tag)
+    # A mask built on the CPU whatever the inputs' device: seen on the `meta` device, no GPU needed.
+    mq, mk, mv = (_randn(gen, 2, 5, d) for d in (3, 3, 4))
+    device = _attention("device.meta", "device", mq, mk, mv)
+    device.call.meta["device"] = "meta"
+    return [
+        *probes, device, *_shape_errors(""),
         # The chapter's configuration, then one where every size differs.
-        _head(gen, "head", 6, 2, None, (2, 4)),
-        _head(gen, "head.distinct", 5, 3, 4, (3, 6)),
+        *_head(gen, "head", 6, 2, None, (2, 4)),
+        *_head(gen, "head.distinct", 5, 3, 4, (3, 6)),
     ]
 
 
@@ -221,11 +289,12 @@ def hidden_seed(secret: str, source: bytes) -> int:
 
 def hidden_probes(seed: int) -> list[Probe]:
     gen = torch.Generator().manual_seed(seed)
-    return [
-        *_random_family(gen, "h."),
-        *_leak_family(gen, "h."),
-        _head(gen, "h.head", *_sizes(gen, "nkv").values(), (2, 3)),
-    ]
+    probes = []
+    for T in HIDDEN_LENGTHS:
+        probes += _random_family(gen, "h.", T, f"T{T}.") + _leak_family(gen, "h.", T, f"T{T}.")
+    sizes = _sizes(gen, "nkv", 5)  # T = 5, distinct from every width
+    n, k, v = sizes["n"], sizes["k"], sizes["v"]
+    return [*probes, *_head(gen, "h.head", n, k, v, (2, 5))]
 
 
 def build_probes(seed: int | None = None) -> ProbeSet:

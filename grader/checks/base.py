@@ -30,6 +30,9 @@ class Tolerance:
 DEFAULT_TOLERANCES: dict[str, Tolerance] = {
     "float64": Tolerance(atol=1e-12, rtol=1e-10),
     "float32": Tolerance(atol=1e-5, rtol=1.3e-6),
+    # A half-precision result is judged (never a crash); these are assert_close's own defaults.
+    "float16": Tolerance(atol=1e-5, rtol=1e-3),
+    "bfloat16": Tolerance(atol=1e-5, rtol=1.6e-2),
 }
 
 
@@ -59,9 +62,19 @@ class CheckSpec:
     proves: str
     passed: str  # what a student whose submission passes is told
     needs: str = "causal_attention"  # the entry point the check calls
+    # A property (shapes, untouched inputs, invariances, gradients, the mask's form) is also true of
+    # code that computes no attention at all (returning v with identity weights): it pays only when
+    # the submission's weights respond to its queries and keys.
+    property: bool = False
     evaluate: Evaluator | None = field(default=None, compare=False, repr=False)
 
     def run(self, obs, tol) -> CheckOutcome:
+        if self.property:
+            missing = obs.attention_missing()
+            if missing is not None:
+                # "error": nothing was judged, so no misconception may be read from this outcome.
+                return CheckOutcome("error", 0, 1, "Not credited: this property only counts for code that computes "
+                                    f"attention, and {missing}")
         outcome = self.evaluate(obs, tol)
         if outcome.status == "passed" and not outcome.feedback:
             outcome = replace(outcome, feedback=self.passed)
@@ -69,11 +82,11 @@ class CheckSpec:
 
 
 def check(id: str, *, title: str, group: str, section: str, proves: str, passed: str,
-          needs: str = "causal_attention") -> Callable[[Evaluator], Evaluator]:
+          needs: str = "causal_attention", property: bool = False) -> Callable[[Evaluator], Evaluator]:
     """Declare the decorated function as check `id`; the registry finds it on its family module."""
 
     def declare(fn: Evaluator) -> Evaluator:
-        fn.check_spec = CheckSpec(id, title, group, section, proves, passed, needs, fn)
+        fn.check_spec = CheckSpec(id, title, group, section, proves, passed, needs, property, fn)
         return fn
 
     return declare

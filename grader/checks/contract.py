@@ -3,78 +3,147 @@
 from __future__ import annotations
 
 import ast
+import re
 from functools import partial
 
 import torch
 
 from grader.checks import expected
 from grader.checks.base import HEAD, TRAINABLE, CheckOutcome, check
-from grader.checks.observations import Cases, Observations, TolFn, close, dtype_name, fmt
+from grader.checks.observations import (
+    Cases,
+    Observations,
+    TolFn,
+    band_for,
+    close,
+    dtype_name,
+    fmt,
+    raised,
+    shapes,
+)
+
+_SLIPS = {
+    "swapped": "returned (weights, out) instead of (out, weights)",
+    "list": "returned a list instead of a tuple",
+    "extra_dim": "added a leading dimension of size 1 to both results",
+}
+
+
+@check("computes_attention", title="Weights computed from queries and keys", group="Contract", section=HEAD,
+       proves="The weights respond to the queries and keys: two probes that differ only in q and k get different "
+              "weights. Property checks (shapes, untouched inputs, invariances, gradients, mask form) pay only "
+              "when this holds.",
+       passed="Your weights respond to the queries and keys, so the property checks count.")
+def computes_attention(obs: Observations, tol: TolFn) -> CheckOutcome:
+    missing = obs.attention_missing()
+    if missing is None:
+        return CheckOutcome("passed", 1, 1, "")
+    return CheckOutcome("failed", 0, 1, f"No evidence that attention is computed: {missing} Until the weights come "
+                        "from softmax(q k^T / sqrt(d_k)) under the causal mask, property checks earn nothing.")
 
 
 @check("return_contract", title="Returns (out, weights)", group="Contract", section=HEAD,
-       proves="causal_attention returns a pair of plain tensors (out, weights) with the right "
-              "shapes, dtype and device.",
-       passed="causal_attention returns (out, weights) with shapes (..., T, d_v) and (..., T, T).")
+       proves="causal_attention returns a tuple of plain tensors (out, weights) with shapes (..., T, d_v) and "
+              "(..., T, T), and builds nothing on a device other than its inputs'. A slip that can be read one way "
+              "only is graded through that reading and deducted here, once.",
+       passed="causal_attention returns (out, weights) with shapes (..., T, d_v) and (..., T, T).",
+       property=True)
 def return_contract(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
-    for probe, reply in [(p, obs.reply(p.id)) for p in obs.probes.probes if p.family in ("worked", "rand")]:
+    slips: dict[str, str] = {}
+    for probe in obs.probes.probes:
+        if probe.family not in ("worked", "rand", "head", "device"):
+            continue
+        reply = obs.reply(probe.id)
+        for slip in reply.meta.get("slips", []):
+            slips.setdefault(slip, probe.id)
+        if probe.family == "device":
+            _device_case(cases, probe, reply)
+            continue
         if not reply.ok:
             if reply.error_type == "WrongReturnType":
-                cases.fail(f"causal_attention should return the pair (out, weights): {reply.error}.")
-            else:
-                cases.error(reply, f"causal_attention on probe {probe.id}")
+                cases.fail(f"causal_attention should return the pair (out, weights) but on {shapes(probe)} it "
+                           f"returned something else: {reply.error}.")
+            continue  # a call that raised is the value checks' finding, not the contract's
+        if probe.family == "head":
             continue
         q, v = probe.t["q"], probe.t["v"]
-        T = q.shape[-2]
-        want_out, want_w = (*q.shape[:-1], v.shape[-1]), (*q.shape[:-1], T)
+        want_out, want_w = (*q.shape[:-1], v.shape[-1]), (*q.shape[:-1], q.shape[-2])
         out, w = reply["out"], reply["weights"]
-        if tuple(out.shape) == want_w and tuple(w.shape) == want_out and want_w != want_out:
-            cases.fail("The return values are swapped: return (out, weights), out first.",
-                       f"out {want_out}, weights {want_w}", f"out {tuple(out.shape)}, weights {tuple(w.shape)}")
-            continue
         cases.check(tuple(out.shape) == want_out and tuple(w.shape) == want_w,
-                    f"On probe {probe.id} out should be {want_out} (..., T, d_v) and weights {want_w} (..., T, T).",
+                    f"For {shapes(probe)} out should be {want_out} (..., T, d_v) and weights {want_w} (..., T, T).",
                     f"out {want_out}, weights {want_w}", f"out {tuple(out.shape)}, weights {tuple(w.shape)}")
+    for slip, pid in slips.items():
+        cases.fail(f"causal_attention {_SLIPS[slip]} (first on probe {pid}). The results were read through that "
+                   "slip, so the math is graded as it is; return exactly (out, weights) as a tuple.",
+                   "(out, weights)", _SLIPS[slip])
     return cases.outcome()
+
+
+def _device_case(cases: Cases, probe, reply) -> None:
+    """Inputs on the `meta` device: a tensor built on the CPU regardless of the inputs raises there."""
+    text = (reply.error or "").lower()
+    if reply.ok or "device" not in text:
+        cases.ok()  # other failures on `meta` (a .item(), say) are not the contract's business
+        return
+    cases.fail(f"With q, k and v on another device (meta, {shapes(probe)}) causal_attention raised "
+               f"{reply.error_type}: {reply.error}. Some tensor is created on the CPU whatever the inputs' device: "
+               "pass device=q.device when you build it.", "no device mismatch", str(reply.error_type))
 
 
 @check("inputs_unchanged", title="Inputs are not modified", group="Contract", section=HEAD,
        proves="q, k and v hold the same numbers after the call as before.",
-       passed="q, k and v hold the same numbers after the call.")
+       passed="q, k and v hold the same numbers after the call.",
+       property=True)
 def inputs_unchanged(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in obs.family("rand"):
         if not reply.ok:
-            cases.error(reply, f"causal_attention on probe {probe.id}")
-            continue
+            continue  # nothing to compare: the call's failure is the value checks' finding
         for name in "qkv":
             after = reply.tensors.get(f"{name}_after")
             same = after is not None and after.shape == probe.t[name].shape and torch.equal(after, probe.t[name])
-            cases.check(same, f"{name} was modified by the call (an in-place operation such as {name} /= ... or "
-                        f"{name}.mul_). Callers keep using their tensors: compute new ones instead.",
-                        partial(fmt, probe.t[name]), partial(fmt, after))
+            cases.check(same, f"{name} was modified by the call on probe {probe.id} ({shapes(probe)}): it holds "
+                        "different numbers afterwards. Callers keep using their tensors: compute new ones instead "
+                        "of writing into them.", partial(fmt, probe.t[name]), partial(fmt, after))
+    if not cases.passed and not cases.problems:
+        cases.fail("No call on the random probes returned, so whether q, k and v stay unchanged could not be seen.")
     return cases.outcome()
 
 
+_MISMATCH = {"batch": "batch dimensions that only broadcast", "length": "different sequence lengths for q and k",
+             "width": "different query and key widths", "value_length": "a value sequence of another length",
+             "value_batch": "value batch dimensions that only broadcast", "one_dim": "1-dimensional inputs"}
+
+
+def names_shapes(message: str, probe) -> bool:
+    """Whether an error message quotes an input's shape (as a tuple, a list or torch.Size)."""
+    numbers = [int(n) for n in re.findall(r"\d+", message)]
+    for name in "qkv":
+        shape = list(probe.t[name].shape)
+        if any(numbers[i:i + len(shape)] == shape for i in range(len(numbers) - len(shape) + 1)):
+            return True
+    return False
+
+
 @check("shape_validation", title="Shape validation", group="Contract", section=HEAD,
-       proves="Mismatched batch dimensions or sequence lengths raise ValueError naming the shapes.",
-       passed="Mismatched batch dimensions, lengths and widths raise ValueError.")
+       proves="Mismatched batch dimensions, lengths or widths (of q, k or v alone) and inputs with fewer than two "
+              "dimensions raise ValueError (or a subclass) with a message naming the shapes.",
+       passed="Mismatched batch dimensions, lengths and widths raise ValueError naming the shapes.",
+       property=True)
 def shape_validation(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
-    what = {"batch": "batch dimensions that only broadcast", "length": "different sequence lengths",
-            "width": "different query and key widths"}
     for probe, reply in obs.family("shape"):
-        shapes = ", ".join(f"{n} {tuple(probe.t[n].shape)}" for n in "qkv")
-        kind = what[probe.id.rsplit(".", 1)[1]]
-        raised = reply.error_type
-        if raised == "NotImplementedError":
-            cases.error(reply, "causal_attention")
+        kind = _MISMATCH[probe.id.rsplit(".", 1)[1]]
+        if not cases.check(raised(reply, "ValueError"),
+                           f"With {kind} ({shapes(probe)}) causal_attention should raise ValueError naming the "
+                           "shapes; " + ("it returned a result instead." if reply.ok else
+                                         f"it raised {reply.error_type}: {reply.error}"),
+                           "ValueError", "a result" if reply.ok else str(reply.error_type)):
             continue
-        cases.check(raised == "ValueError",
-                    f"With {kind} ({shapes}) causal_attention should raise ValueError naming the shapes; "
-                    + ("it returned a result instead." if reply.ok else f"it raised {raised}."),
-                    "ValueError", "a result" if reply.ok else str(raised))
+        cases.check(names_shapes(reply.error or "", probe),
+                    f"With {kind} ({shapes(probe)}) the ValueError says \"{(reply.error or '')[:120]}\": name the "
+                    "shapes, so the caller sees which input is wrong.", "the shapes in the message", "no shape")
     return cases.outcome()
 
 
@@ -107,16 +176,27 @@ def static_forbidden(source: str, names: tuple[str, ...]) -> list[str]:
 
 
 @check("forbidden_api", title="Attention written by hand", group="Contract", section=HEAD,
-       proves="The submission neither calls scaled_dot_product_attention nor nn.MultiheadAttention.",
+       proves="The submission neither calls scaled_dot_product_attention nor nn.MultiheadAttention (found by "
+              "parsing the source and by run-time tripwires); calls to them are stopped, so the checks that "
+              "call causal_attention earn nothing for attention the student did not write.",
        passed="Attention is written by hand: no scaled_dot_product_attention or MultiheadAttention.")
 def forbidden_api(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     static = static_forbidden(obs.source, obs.forbidden)
     cases.check(not static, f"The source uses {', '.join(static)}. The exercise is to write the scores, the mask, "
                 "the softmax and the weighted sum yourself.", "hand-written attention", ", ".join(static))
-    tripped = [pid for pid, r in obs.replies.items() if r.error_type == "ForbiddenAPI"]
-    cases.check(not tripped, "At run time the submission called PyTorch's ready-made attention.",
-                "no call", f"{len(tripped)} probes")
+    tripped = [(pid, r) for pid, r in obs.replies.items() if r.error_type == "ForbiddenAPI"]
+    if tripped:
+        pid, first = tripped[0]
+        cases.fail(f"At run time the submission called PyTorch's ready-made attention on {len(tripped)} of "
+                   f"{len(obs.replies)} calls (first on probe {pid}: {first.error}). Those calls were stopped, so "
+                   "every check that needs them earns nothing: that is the rubric's policy for attention not "
+                   "written by hand.", "no call", f"{len(tripped)} calls")
+    else:
+        cases.ok()
+    if not static and not tripped and obs.attention_missing() is not None:
+        return CheckOutcome("error", 0, 1, "Not credited: not using ready-made attention only counts for code that "
+                            f"computes attention, and {obs.attention_missing()}")
     return cases.outcome()
 
 
@@ -124,13 +204,14 @@ def forbidden_api(obs: Observations, tol: TolFn) -> CheckOutcome:
        proves="SingleHead(6, 2) has query/key/value Linear layers without bias, 36 parameters, and "
               "maps (2, 4, 6) to out (2, 4, 2) and weights (2, 4, 4) matching the reference.",
        passed="SingleHead(6, 2) has 36 parameters and maps (2, 4, 6) to out (2, 4, 2), weights (2, "
-              "4, 4).")
+              "4, 4).",
+       property=True)
 def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     t = tol("float64")
     for probe, reply in obs.family("head"):
         if not reply.ok:
-            cases.error(reply, f"SingleHead on probe {probe.id}")
+            cases.error(reply, f"SingleHead on probe {probe.id} (x {tuple(probe.t['x'].shape)})")
             continue
         m = probe.call.meta
         dv = m["d_v"] or m["d_k"]
@@ -150,7 +231,7 @@ def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
         for name in ("out", "weights"):
             got = reply.tensors.get(name)
             shape = None if got is None else tuple(got.shape)
-            cases.check(got is not None and close(got, want[name], t),
+            cases.check(got is not None and close(got, want[name], t, band_for("float64")),
                         f"SingleHead {name} for input {tuple(probe.t['x'].shape)} should be "
                         f"{tuple(want[name].shape)} and match the reference, got shape {shape} "
                         f"in {dtype_name(got) if got is not None else 'nothing'}.",

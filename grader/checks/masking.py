@@ -8,7 +8,7 @@ import torch
 
 from grader.checks.base import HIDE, PROVE_TEETH, CheckOutcome, check
 from grader.checks.expected import unmasked
-from grader.checks.observations import Cases, Observations, TolFn, dtype_name, fmt
+from grader.checks.observations import Cases, Observations, TolFn, band_for, dtype_name, fmt, shapes
 
 # An intervention must move unmasked attention's fixed rows at least this much, or it has no teeth.
 TEETH = 1e-3
@@ -16,22 +16,42 @@ TEETH = 1e-3
 _STORY = {
     "final_kv": "Changing only the final position's key and value changed earlier outputs",
     "future_kv": "Changing only future keys and values changed earlier outputs",
-    "future_keys": "Changing only future keys changed earlier outputs (a mask applied after softmax leaks "
-                   "through the denominator)",
+    "future_keys": "Changing only future keys changed earlier outputs",
+    "future_queries": "Changing only future queries changed earlier outputs: a later receiver reshaped an "
+                      "earlier one's shares (softmax normalised over receivers instead of sources?)",
     "other_items": "Changing other batch items changed the first item's output: examples must not attend "
                    "to each other",
 }
 
 
 def row_changes(base: torch.Tensor, changed: torch.Tensor, items: int) -> torch.Tensor:
-    """Largest change of each receiving row over the untouched batch items."""
-    diff = (changed.double() - base.double())[:items].abs()
-    return diff.nan_to_num(nan=float("inf")).amax(dim=(0, -1))
+    """Largest change of each receiving row over the untouched batch items.
+
+    NaN in the same place on both sides is no change; NaN on one side only is an infinite change.
+    """
+    a, b = base.double()[:items], changed.double()[:items]
+    diff = (b - a).abs()
+    same_nan = a.isnan() & b.isnan()
+    diff = torch.where(same_nan, torch.zeros_like(diff), diff.nan_to_num(nan=float("inf")))
+    both_inf = (a == b) & a.isinf()
+    diff = torch.where(both_inf, torch.zeros_like(diff), diff)
+    return diff.amax(dim=(0, -1))
+
+
+def _wrong_axis(q, k, v) -> torch.Tensor:
+    """Causal attention whose softmax runs over receivers (dim=-2): the control for query changes."""
+    q, k, v = q.double(), k.double(), v.double()
+    T = q.shape[-2]
+    scores = (q @ k.transpose(-2, -1)) / q.shape[-1] ** 0.5
+    scores = scores.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf"))
+    return torch.softmax(scores, dim=-2) @ v
 
 
 def _control(p, kind: str) -> torch.Tensor:
     """Attention without the protection that intervention `kind` tests, on one probe's inputs."""
     q, k, v = p.t["q"], p.t["k"], p.t["v"]
+    if kind == "future_queries":
+        return _wrong_axis(q, k, v)
     if kind != "other_items":
         return unmasked(q, k, v)
     # Across items the protection is the batch axis itself: attend over all items as one sequence.
@@ -55,64 +75,72 @@ def control_changes(base_probe, probe) -> torch.Tensor:
 
 
 @check("leak_intervention", title="No information from the future", group="Masking", section=PROVE_TEETH,
-       proves="Changing only future keys and values leaves earlier output rows unchanged, and batch "
-              "items never see each other.",
-       passed="Changing future keys and values, or other batch items, left earlier rows untouched; "
-              "the same change moves unmasked attention, so the probe has teeth.")
+       proves="Changing only future keys, values or queries leaves the submission's own earlier output rows "
+              "unchanged, and batch items never see each other (at several lengths).",
+       passed="Changing future keys, values and queries, or other batch items, left earlier rows untouched; "
+              "the same change moves attention without the protection, so the probe has teeth.",
+       property=True)
 def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
-    leak = obs.family("leak")
-    bases = {p.id.rsplit("leak.", 1)[0]: (p, r) for p, r in leak if p.info["kind"] == "base"}
     t = tol("float64")
-    for probe, reply in leak:
+    for probe, reply in obs.family("leak"):
         if probe.info["kind"] == "base":
             continue
-        base_probe, base = bases[probe.id.rsplit("leak.", 1)[0]]
+        base_probe = obs.probes.by_id[probe.info["base"]]
+        base = obs.reply(base_probe.id)
         rows = probe.info["rows_fixed"]
         control = control_changes(base_probe, probe)[:rows]
         if float(control.max()) < TEETH:
             # A probe that would not catch a leak proves nothing either way: leave it out, say so.
-            print(f"grader: probe {probe.id} does not move unmasked attention; not counted", file=sys.stderr)
+            print(f"grader: probe {probe.id} does not move unprotected attention; not counted", file=sys.stderr)
             continue
         if not (base.ok and reply.ok):
-            cases.error(reply if not reply.ok else base, "causal_attention in the leak intervention")
+            bad = reply if not reply.ok else base
+            cases.error(bad, "causal_attention in the leak intervention", probe if not reply.ok else base_probe)
             continue
         if base["out"].shape != reply["out"].shape or base["out"].dim() < 3:
-            cases.fail("The output shapes do not allow the leak intervention to be read.")
+            cases.fail(f"The leak intervention needs out of shape (B, T, d_v) from both calls; it got "
+                       f"{tuple(base['out'].shape)} and {tuple(reply['out'].shape)} for {shapes(probe)}.")
             continue
         changes = row_changes(base["out"], reply["out"], probe.info["items_fixed"])[:rows]
         worst = float(changes.max())
-        leaked = worst > t.atol + t.rtol * float(base["out"].double().abs().max())
-        cases.check(not leaked, f"{_STORY[probe.info['kind']]}: rows 0..{rows - 1} moved by up to {worst:.6f}. "
-                    "Each receiving position may use only sources up to and including itself.",
-                    "0 change in every earlier row", f"largest change {worst:.6f}, per row {fmt(changes)}")
+        finite = base["out"].double().nan_to_num(nan=0.0, posinf=0.0, neginf=0.0)
+        # The output's own size sets the tolerance; NaN or inf in it never disables the comparison.
+        limit = t.atol + t.rtol * float(finite.abs().max()) if finite.numel() else t.atol
+        cases.check(worst <= limit, f"{_STORY[probe.info['kind']]} (T = {probe.t['q'].shape[-2]}): rows "
+                    f"0..{rows - 1} moved by up to {worst:.6g}. Each receiving position may use only sources up to "
+                    "and including itself, within its own batch item.",
+                    "0 change in every earlier row", f"largest change {worst:.6g}, per row {fmt(changes)}")
     return cases.outcome()
 
 
 @check("mask_structure", title="Causal mask structure", group="Masking", section=HIDE,
        proves="Weights are exactly zero above the diagonal and every row sums to one.",
-       passed="Weights are zero above the diagonal and each row sums to one.")
+       passed="Weights are zero above the diagonal and each row sums to one.",
+       property=True)
 def mask_structure(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
-    for _, reply in [(None, obs.reply("we")), *obs.family("rand")]:
+    for probe, reply in [(obs.probes.by_id["we"], obs.reply("we")), *obs.family("rand")]:
         if not reply.ok:
-            cases.error(reply, "causal_attention")
+            cases.error(reply, "causal_attention", probe)
             continue
         w = reply["weights"].double()
         if w.dim() < 2 or w.shape[-1] != w.shape[-2]:
-            cases.fail(f"weights should be square over positions (..., T, T), got {tuple(w.shape)}.")
+            cases.fail(f"weights should be square over positions (..., T, T), got {tuple(w.shape)} for "
+                       f"{shapes(probe)}.")
             continue
         T = w.shape[-1]
         upper = torch.ones(T, T, dtype=torch.bool).triu(1)
         above = w[..., upper]
         cases.check(bool((above == 0).all()),
-                    "Weights above the diagonal are not exactly zero: a receiving position takes a share from a "
-                    "future source. Forbidden scores must become -inf before softmax, since exp(0) = 1.",
-                    "0 above the diagonal", f"up to {float(above.abs().nan_to_num(nan=float('inf')).max()):.6f}")
+                    f"Weights above the diagonal are not exactly zero (T = {T}): a receiving position takes a "
+                    "share from a future source.",
+                    "0 above the diagonal", f"up to {float(above.abs().nan_to_num(nan=float('inf')).max()):.6g}")
         sums = w.sum(-1)
-        t = tol(dtype_name(reply["weights"]))
-        good = bool(torch.isfinite(sums).all()) and bool(torch.allclose(sums, torch.ones_like(sums), atol=t.atol * T))
-        cases.check(good, "Rows of the weights do not sum to one. Each row is a distribution over the allowed "
-                    "sources; zeroing future weights after softmax leaves rows that sum to less than one.",
-                    "every row sums to 1", f"row sums {fmt(sums.reshape(-1, T)[0])}")
+        dtype = dtype_name(probe.t["q"])  # the input's dtype sets the tolerance, whatever came back
+        t, band = tol(dtype), band_for(dtype) or tol(dtype)
+        good = bool(torch.isfinite(sums).all()) and bool(
+            torch.allclose(sums, torch.ones_like(sums), atol=max(t.atol, band.atol) * T))
+        cases.check(good, f"Rows of the weights do not sum to one (T = {T}): each row should be a distribution "
+                    "over the allowed sources.", "every row sums to 1", f"row sums {fmt(sums.reshape(-1, T)[0])}")
     return cases.outcome()

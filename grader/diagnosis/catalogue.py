@@ -75,7 +75,8 @@ def build(mutants: Path | None = None) -> Catalogue:
             f"cannot rebuild the fingerprints: {mutants} (the instructor's mutants) is not here. "
             f"A student bundle ships its fingerprints ready-made in {DATA.name}; rebuild them in the "
             "project's source tree.")
-    probes = visible_probes()
+    # Only probes marked for fingerprints: the extra lengths and finite-difference steps add size, not evidence.
+    probes = [p for p in visible_probes() if p.info.get("fingerprint", True)]
     reference = observe_file(REFERENCE, probes)
     fingerprints = {}
     for m in DECLARED:

@@ -828,6 +828,10 @@ def batch_mixing(ctx: Context) -> Facts | None:
 
 
 def swapped_return(ctx: Context) -> Facts | None:
+    for probe, reply in ctx.attention():
+        # The runner reads an unambiguous (weights, out) through and says so; the replies are in order.
+        if reply.ok and "swapped" in reply.meta.get("slips", []):
+            return {"first": shape(reply["weights"]), "second": shape(reply["out"]), "on": inputs(probe)}
     for probe, reply in ctx.attention(families=("rand",)):
         z = sizes(probe)
         if not reply.ok or z["T"] == z["d_v"]:
@@ -873,7 +877,7 @@ def no_shape_validation(ctx: Context) -> Facts | None:
             continue
         if reply.ok:
             return {"on": inputs(probe), "did": "returned a result without an error"}
-        if reply.error_type != "ValueError" and not (reply.error_type or "").endswith("ValueError"):
+        if reply.error_type != "ValueError" and "ValueError" not in reply.meta.get("error_mro", []):
             return {"on": inputs(probe), "did": f"raised {reply.error_type}, not ValueError"}
     return None
 

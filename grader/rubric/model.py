@@ -70,6 +70,11 @@ class RubricCheck(_Model):
     requires: list[CheckId] = Field(
         default=[], description="Checks that must pass first; otherwise this one is skipped, naming them."
     )
+    ceiling: Annotated[float, Field(ge=0, le=1, strict=False, allow_inf_nan=False)] | None = Field(
+        None,
+        description="Severity band: while this check does not pass, the total is at most this fraction of the "
+                    "maximum (0.5 for a leak of future information, say).",
+    )
     feedback: Feedback | None = None
     hints: list[Text] = Field(
         default=[], description="Revealed one per failing run: the first, then the next, never the solution."

@@ -51,14 +51,25 @@ def score_checks(
     groups: dict[str, list[CheckReport]] = {}
     for report in reports:
         groups.setdefault(report.group, []).append(report)
+    score, max_score = _total(r.score for r in reports), _total(r.max_score for r in reports)
+    # Severity bands: a failing check with a ceiling caps the total (the lowest ceiling wins), and says so.
+    capped = [(c.ceiling, r) for c, r in zip(shown, reports, strict=True)
+              if c.ceiling is not None and r.status != "passed"]
+    if capped:
+        ceiling, report = min(capped, key=lambda cr: cr[0])
+        cap = _total([ceiling * max_score])
+        if score > cap:
+            score = cap
+            report.feedback += (f"\nBecause this check did not pass, the total is capped at {cap:g} of "
+                                f"{max_score:g} ({ceiling:.0%}): the rubric's severity band for this kind of bug.")
     return ScoredChecks(
         checks=reports,
         groups=[
             GroupTotal(name=name, score=_total(r.score for r in members), max_score=_total(r.max_score for r in members))
             for name, members in groups.items()
         ],
-        score=_total(r.score for r in reports),
-        max_score=_total(r.max_score for r in reports),
+        score=score,
+        max_score=max_score,
     )
 
 
@@ -121,7 +132,8 @@ def _feedback(check: RubricCheck, outcome: CheckOutcome) -> str:
     if outcome.status == "passed":
         return (override and override.passed) or outcome.feedback
     # The check's own message names the row, the probe or what raised, which no fixed text can.
-    if override and override.failed:
+    # A check that could not run ("error") says so itself; the rubric's text describes a failure.
+    if override and override.failed and outcome.status == "failed":
         return f"{override.failed}\n{outcome.feedback}"
     return outcome.feedback
 

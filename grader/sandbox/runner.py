@@ -53,6 +53,9 @@ def _doors() -> list[tuple[object, str]]:
 @contextlib.contextmanager
 def tripwires() -> Iterator[None]:
     """Replace the ready-made attention entry points for the duration (forever, in a child)."""
+    # The meta device registers its kernels on first use, reading torch.ops.aten's attention ops:
+    # let it do so before they are replaced, so the device probe sees the submission, not us.
+    (torch.ones(2, 2, device="meta").tril() @ torch.ones(2, 2, device="meta")).softmax(-1)
     saved = [(owner, attr, getattr(owner, attr)) for owner, attr in _doors()]
     for owner, attr, _ in saved:
         setattr(owner, attr, _forbid(f"{getattr(owner, '__name__', owner)}.{attr}"))
@@ -69,13 +72,15 @@ def _describe(exc: BaseException) -> dict[str, Any]:
     except Exception:  # a hostile __str__ must not take the runner down
         message = "<unprintable exception>"
     kind = type(exc).__name__
+    # The class names of its MRO, so the grader can judge "is a ValueError" as isinstance would.
+    mro = [c.__name__ for c in type(exc).__mro__][:12]
     if isinstance(exc, RuntimeError) and ("allocate" in message or "out of memory" in message):
         kind = "MemoryError"
     if isinstance(exc, ForbiddenAPIError):
         kind = "ForbiddenAPI"
     if isinstance(exc, ReturnContractError):
         kind = "WrongReturnType"
-    return {"ok": False, "error_type": kind, "error_message": message[:_MAX_MESSAGE]}
+    return {"ok": False, "error_type": kind, "error_message": message[:_MAX_MESSAGE], "error_mro": mro}
 
 
 def load_module(path: str, name: str = "submission") -> tuple[ModuleType | None, Frame]:
@@ -101,8 +106,13 @@ def load_module(path: str, name: str = "submission") -> tuple[ModuleType | None,
     return module, Frame("loaded", {"names": names, "defined": defined})
 
 
-def _pair(result: Any) -> tuple[torch.Tensor, torch.Tensor]:
-    """The contract's return value: exactly (out, weights), both plain tensors."""
+def _pair(result: Any, lead: tuple[int, ...], T: int, d_v: int) -> tuple[torch.Tensor, torch.Tensor, list[str]]:
+    """The contract's return value, (out, weights) as plain tensors, and the slips read through.
+
+    Where the pair can be read one way only, the math is graded through that reading and the slip is
+    reported (the grader deducts once for it): a list instead of a tuple, (weights, out) when T != d_v,
+    an extra leading dimension of size 1.
+    """
     if not isinstance(result, tuple | list) or len(result) != 2:
         what = type(result).__name__
         if isinstance(result, tuple | list):
@@ -112,7 +122,17 @@ def _pair(result: Any) -> tuple[torch.Tensor, torch.Tensor]:
         # Exact type: a subclass could carry a rigged __eq__ or __torch_function__.
         if type(t) is not torch.Tensor:
             raise ReturnContractError(f"{label} should be a torch.Tensor, got {type(t).__name__}")
-    return result[0], result[1]
+    slips = ["list"] if isinstance(result, list) else []
+    want_out, want_w = (*lead, T, d_v), (*lead, T, T)
+    first, second = result
+    if all(t.dim() == len(want_out) + 1 and t.shape[0] == 1 for t in result) and \
+            {tuple(first.shape[1:]), tuple(second.shape[1:])} == {want_out, want_w}:
+        first, second = first[0], second[0]
+        slips.append("extra_dim")
+    if tuple(first.shape) == want_w and tuple(second.shape) == want_out and want_w != want_out:
+        first, second = second, first
+        slips.append("swapped")
+    return first, second, slips
 
 
 def _backward(out: torch.Tensor, grad_out: torch.Tensor, inputs: dict[str, torch.Tensor]) -> tuple[dict, dict]:
@@ -125,18 +145,43 @@ def _backward(out: torch.Tensor, grad_out: torch.Tensor, inputs: dict[str, torch
     return tensors, {"grad": "ok", "grad_missing": missing}
 
 
+def _layout(t: torch.Tensor, layout: str | None) -> torch.Tensor:
+    """The probe's values in the memory layout it asks for (the values never change)."""
+    if layout == "heads_transposed" and t.dim() == 4:
+        # (B, H, T, d) as multi-head code makes it: x.view(B, T, H, d).transpose(1, 2), not contiguous.
+        return t.transpose(1, 2).contiguous().transpose(1, 2)
+    return t.clone()
+
+
+def _on_meta(module: ModuleType, call: Frame) -> tuple[dict, dict]:
+    """Inputs on the `meta` device: a tensor the submission builds on the CPU regardless of its
+    inputs' device raises here, as it would on a GPU. Only shapes exist, so only shapes come back."""
+    q, k, v = (call.tensors[n].to("meta") for n in "qkv")
+    out, weights, slips = _pair(module.causal_attention(q, k, v), tuple(q.shape[:-2]), q.shape[-2], v.shape[-1])
+    tensors = {"out": torch.zeros(out.shape, dtype=torch.float64),
+               "weights": torch.zeros(weights.shape, dtype=torch.float64)}
+    return tensors, {"slips": slips, "device": str(out.device)}
+
+
 def _attention(module: ModuleType, call: Frame) -> tuple[dict, dict]:
-    q, k, v = (call.tensors[n].clone() for n in "qkv")
+    if call.meta.get("device") == "meta":
+        return _on_meta(module, call)
+    q, k, v = (_layout(call.tensors[n], call.meta.get("layout")) for n in "qkv")
     want_grad = "grad_out" in call.tensors
+    leaves = {}
     if want_grad:
-        for t in (q, k, v):
-            t.requires_grad_(True)
-    out, weights = _pair(module.causal_attention(q, k, v))
+        # Gradients are taken at leaves the submission never sees: an in-place edit of its inputs is
+        # inputs_unchanged's finding, not a crash of the gradient probe.
+        leaves = {n: t.requires_grad_(True) for n, t in zip("qkv", (q, k, v), strict=True)}
+        q, k, v = (t.clone() for t in leaves.values())
+    lead, T = tuple(q.shape[:-2]), q.shape[-2] if q.dim() >= 2 else 0
+    out, weights, slips = _pair(module.causal_attention(q, k, v), lead, T, v.shape[-1] if v.dim() else 0)
     tensors = {"out": out.detach(), "weights": weights.detach()}
-    meta: dict[str, Any] = {}
+    meta: dict[str, Any] = {"slips": slips} if slips else {}
     if want_grad:
-        grads, meta = _backward(out, call.tensors["grad_out"], {"q": q, "k": k, "v": v})
+        grads, grad_meta = _backward(out, call.tensors["grad_out"], leaves)
         tensors |= grads
+        meta |= grad_meta
     else:
         tensors |= {f"{n}_after": t.detach() for n, t in zip("qkv", (q, k, v), strict=True)}
     return tensors, meta
@@ -163,7 +208,10 @@ def _head(module: ModuleType, call: Frame) -> tuple[dict, dict]:
     with torch.no_grad():
         for name in ("query", "key", "value"):
             getattr(head, name).weight.copy_(call.tensors[f"w_{name}"])
-    out, weights = _pair(head(call.tensors["x"].clone()))
+    x = call.tensors["x"]
+    out, weights, slips = _pair(head(x.clone()), tuple(x.shape[:-2]), x.shape[-2], m.get("d_v") or m["d_k"])
+    if slips:
+        meta["slips"] = slips
     tensors = {"out": out.detach(), "weights": weights.detach()}
     params = {name: getattr(head, name).weight for name in ("query", "key", "value")}
     grads, grad_meta = _backward(out, call.tensors["grad_out"], params)

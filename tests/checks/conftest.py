@@ -1,0 +1,100 @@
+"""Check-level fixtures: run small trusted implementations in-process, through the runner's own
+lens (runner.answer, Reply.from_frame), and evaluate checks or whole rubrics on them."""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+import pytest
+
+from grader.checks.observations import Observations, Reply
+from grader.checks.registry import CHECKS
+from grader.diagnosis.fingerprint import load_module, tripwires
+from grader.grade import INSTRUCTOR_RUBRIC, default_rubric
+from grader.probes import build_probes
+from grader.rubric import score_checks
+from grader.sandbox.runner import answer
+
+# A correct head, written for these tests (not the reference); `{SCORES}`, `{MASK}`, `{SOFTMAX}`,
+# `{RETURN}` and `{CHECKS}` are the places a test swaps a line.
+BASE = '''
+import math
+import torch
+from torch import nn
+
+
+def causal_attention(q, k, v):
+    {CHECKS}
+    T = q.shape[-2]
+    scores = {SCORES}
+    allowed = {MASK}
+    scores = scores.masked_fill(~allowed, float("-inf"))
+    weights = {SOFTMAX}
+    out = weights @ v
+    return {RETURN}
+
+
+class SingleHead(nn.Module):
+    def __init__(self, n_embd, d_k, d_v=None):
+        super().__init__()
+        self.query = nn.Linear(n_embd, d_k, bias=False)
+        self.key = nn.Linear(n_embd, d_k, bias=False)
+        self.value = nn.Linear(n_embd, d_v or d_k, bias=False)
+
+    def forward(self, x):
+        return causal_attention(self.query(x), self.key(x), self.value(x))
+'''
+DEFAULTS = {
+    "CHECKS": '''if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
+        raise ValueError(f"need (..., T, d): q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+    if q.shape[:-1] != k.shape[:-1] or q.shape[:-1] != v.shape[:-1] or q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"mismatch: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")''',
+    "SCORES": "(q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])",
+    "MASK": "torch.ones(T, T, dtype=torch.bool, device=q.device).tril()",
+    "SOFTMAX": "torch.softmax(scores, dim=-1)",
+    "RETURN": "out, weights",
+}
+
+
+def _head_source(**changes: str) -> str:
+    src = BASE
+    for key, value in (DEFAULTS | changes).items():
+        src = src.replace("{" + key + "}", value)
+    return src
+
+
+@pytest.fixture
+def head_source():
+    """head_source(SCORES=..., MASK=..., SOFTMAX=..., RETURN=..., CHECKS=...) -> a head's source."""
+    return _head_source
+
+
+@dataclass
+class Graded:
+    obs: Observations
+    outcomes: dict
+    score: float
+    reports: dict
+
+
+@pytest.fixture
+def grade(tmp_path):
+    """grade(source, seed=None) -> outcomes of every check and the instructor rubric's score."""
+    counter = iter(range(10_000))
+
+    def run(source: str, seed: int | None = None) -> Graded:
+        path = tmp_path / f"sub{next(counter)}.py"
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+        probes = build_probes(seed)
+        with tripwires():
+            module, loaded = load_module(str(path), name=f"checks_test_{path.stem}")
+            assert module is not None, loaded.meta
+            replies = {p.id: Reply.from_frame(answer(module, p.call)) for p in probes.probes}
+        obs = Observations(probes, replies, source=source, load_names=tuple(loaded.meta["names"]))
+        rubric = default_rubric(INSTRUCTOR_RUBRIC)
+        outcomes = {cid: CHECKS[cid].run(obs, lambda d, cid=cid: rubric.tolerance(cid, d)) for cid in rubric.check_ids}
+        scored = score_checks(rubric, outcomes, audience="instructor")
+        return Graded(obs, outcomes, scored.score, {c.id: c for c in scored.checks})
+
+    return run

@@ -1,0 +1,156 @@
+"""Each check on small hand-written heads: what it catches, what it passes, what it says.
+
+Every failure class of issue 11 (1, 2, 4, 6) and issue 14.6 has a test here that failed before the fix.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+def failing(g) -> set[str]:
+    return {cid for cid, o in g.outcomes.items() if o.status != "passed"}
+
+
+def test_a_correct_head_passes_every_check(grade, head_source):
+    g = grade(head_source())
+    assert failing(g) == set() and g.score == 100
+
+
+# --- Class 1: precision is one finding, not a failure of every value check --------------------
+def test_float32_softmax_cast_back_is_one_precision_finding(grade, head_source):
+    g = grade(head_source(SOFTMAX="torch.softmax(scores.float(), dim=-1).type_as(q)"))
+    assert failing(g) == {"precision"}
+    text = g.outcomes["precision"].feedback
+    assert "float32" in text and "e-" in text  # names the measured error
+    assert 95 <= g.score < 100
+
+
+def test_a_float16_result_is_judged_not_crashed(grade, head_source):
+    g = grade(head_source(RETURN="out.half(), weights.half()"))
+    assert all("malformed" not in o.feedback for o in g.outcomes.values())
+    assert "float16" in g.outcomes["precision"].feedback
+
+
+# --- Class 2: relational checks compare the submission with itself -----------------------------
+@pytest.mark.parametrize("scores", ["(q @ k.transpose(-2, -1)) / q.shape[-1]", "q @ k.transpose(-2, -1)"])
+def test_a_wrong_scale_is_charged_by_the_value_checks_only(grade, head_source, scores):
+    g = grade(head_source(SCORES=scores))
+    assert {"shift_invariance", "gradient_flow", "single_head_gradients", "value_intervention",
+            "leak_intervention", "mask_structure"}.isdisjoint(failing(g))
+    assert {"random_probes", "worked_example"} <= failing(g)
+
+
+@pytest.mark.parametrize("ret, slip", [("weights, out", "(weights, out)"), ("[out, weights]", "a list"),
+                                       ("out[None], weights[None]", "leading dimension")])
+def test_a_readable_interface_slip_is_deducted_once(grade, head_source, ret, slip):
+    g = grade(head_source(RETURN=ret))
+    assert failing(g) == {"return_contract"}, {c: g.outcomes[c].feedback for c in failing(g)}
+    assert slip in g.outcomes["return_contract"].feedback
+    assert g.score >= 90
+
+
+def test_a_partial_single_head_still_gets_its_gradients_measured(grade, head_source):
+    src = head_source().replace("self.value = nn.Linear(n_embd, d_v or d_k, bias=False)",
+                                "self.value = nn.Linear(n_embd, d_v or d_k, bias=True)")
+    g = grade(src)
+    assert "single_head" in failing(g) and "single_head_gradients" not in failing(g)
+
+
+def test_detached_denominator_fails_own_finite_differences(grade, head_source):
+    g = grade(head_source(SOFTMAX="scores.exp() / scores.exp().sum(-1, keepdim=True).detach()"))
+    assert g.outcomes["gradient_flow"].status == "failed"
+    assert "finite" in g.outcomes["gradient_flow"].feedback or "rate" in g.outcomes["gradient_flow"].feedback
+
+
+# --- Class 4: probe holes ------------------------------------------------------------------------
+def test_nan_in_outputs_does_not_disable_the_leak_check(grade, head_source):
+    g = grade(head_source(MASK="torch.ones(T, T, dtype=torch.bool)",
+                          RETURN="torch.cat([out[..., :-1, :], out[..., -1:, :] * float('nan')], -2), weights"))
+    assert g.outcomes["leak_intervention"].status == "failed"
+
+
+@pytest.mark.parametrize("softmax", ["torch.softmax(scores, dim=-2)",
+                                     "torch.softmax(scores, dim=1) if scores.dim() == 3 else torch.softmax(scores, -1)"])
+def test_softmax_over_receivers_leaks_through_future_queries(grade, head_source, softmax):
+    g = grade(head_source(SOFTMAX=softmax))
+    leak = g.outcomes["leak_intervention"]
+    assert leak.status == "failed" and "queries" in leak.feedback
+    assert g.score <= 50
+
+
+def test_v_mismatched_alone_and_one_dim_inputs_must_raise(grade, head_source):
+    checks = '''if q.shape[:-1] != k.shape[:-1] or q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"mismatch: q {tuple(q.shape)}, k {tuple(k.shape)}")'''
+    g = grade(head_source(CHECKS=checks))
+    feedback = g.outcomes["shape_validation"].feedback
+    assert g.outcomes["shape_validation"].status == "failed" and "v (" in feedback
+
+
+def test_a_valueerror_subclass_counts_and_the_message_must_name_shapes(grade, head_source):
+    checks = '''class ShapeError(ValueError):
+        pass
+    if q.dim() < 2 or q.shape[:-1] != k.shape[:-1] or q.shape[:-1] != v.shape[:-1] or q.shape[-1] != k.shape[-1]:
+        raise ShapeError(f"bad shapes q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")'''
+    assert grade(head_source(CHECKS=checks)).outcomes["shape_validation"].status == "passed"
+    vague = checks.replace('f"bad shapes q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"', '"bad"')
+    g = grade(head_source(CHECKS=vague))
+    assert g.outcomes["shape_validation"].status == "failed" and "name the shapes" in g.outcomes[
+        "shape_validation"].feedback
+
+
+def test_a_mask_hard_coded_for_three_positions_fails_in_the_visible_set(grade, head_source):
+    g = grade(head_source(MASK="torch.ones(3, 3, dtype=torch.bool).tril()"))
+    visible = {c for c in failing(g) if g.reports[c].visibility == "visible"}
+    assert {"leak_intervention", "gradient_flow", "shift_invariance"} <= visible
+
+
+def test_view_on_inputs_is_caught_by_the_multi_head_layout(grade, head_source):
+    g = grade(head_source(SCORES="(q.view(-1, *q.shape[-2:]) @ k.reshape(-1, *k.shape[-2:]).transpose(-2, -1))"
+                                 ".reshape(*q.shape[:-1], T) / math.sqrt(q.shape[-1])"))
+    assert g.outcomes["random_probes"].status == "error"
+    assert "strided" in g.outcomes["random_probes"].feedback
+
+
+def test_a_mask_built_on_the_cpu_is_seen_on_the_meta_device(grade, head_source):
+    g = grade(head_source(MASK="torch.ones(T, T, dtype=torch.bool).tril()"))
+    assert failing(g) == {"return_contract"} and "device" in g.outcomes["return_contract"].feedback
+
+
+def test_a_finite_fill_above_the_allowed_scores_fails_at_the_edge(grade, head_source):
+    src = head_source().replace('scores.masked_fill(~allowed, float("-inf"))', "scores.masked_fill(~allowed, -100.0)")
+    g = grade(src)
+    assert g.outcomes["shift_invariance"].status == "failed" and "-1000" in g.outcomes["shift_invariance"].feedback
+    big = head_source().replace('scores.masked_fill(~allowed, float("-inf"))', "scores.masked_fill(~allowed, -1e9)")
+    assert failing(grade(big)) == set()
+
+
+@pytest.mark.parametrize("mask", ["torch.ones(3, 3, dtype=torch.bool).tril()", "torch.ones(T, T, dtype=torch.bool)"])
+def test_no_grade_depends_on_the_secrets_draw(grade, head_source, mask):
+    with_secret = [grade(head_source(MASK=mask), seed=seed).score for seed in (11, 12, 13)]
+    assert max(with_secret) - min(with_secret) < 1.0, with_secret
+
+
+# --- Class 6: a check that could not run says so, never describes another bug --------------------
+def test_a_crashing_call_is_reported_as_the_call_that_raised(grade, head_source):
+    g = grade(head_source(SCORES="(q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) if T == 3 else 1 / 0"))
+    text = g.outcomes["random_probes"].feedback
+    assert "ZeroDivisionError" in text and "q (" in text and "Could not run" in text
+    assert "in place" not in g.outcomes["inputs_unchanged"].feedback
+
+
+# --- Issue 14.6: points without attention ---------------------------------------------------------
+@pytest.mark.parametrize("ret", [
+    "v, torch.eye(T, dtype=v.dtype).expand(*q.shape[:-1], T)",
+    "(torch.tensor([[2.0, 0], [2 / 3, 8 / 3], [26 / 7, 16 / 7]], dtype=q.dtype), "
+    "torch.tensor([[1.0, 0, 0], [1 / 3, 2 / 3, 0], [1 / 7, 2 / 7, 4 / 7]], dtype=q.dtype)) if T == 3 and "
+    "q.dim() == 2 else (v, torch.eye(T, dtype=v.dtype).expand(*q.shape[:-1], T))",
+])
+def test_no_property_points_without_attention(grade, head_source, ret):
+    g = grade(head_source(RETURN=ret))
+    props = ["shift_invariance", "inputs_unchanged", "gradient_flow", "shape_validation", "return_contract",
+             "leak_intervention", "mask_structure", "value_intervention", "single_head_gradients", "precision"]
+    for cid in props:
+        assert g.reports[cid].score == 0, cid
+    assert g.outcomes["computes_attention"].status == "failed"
+    assert g.score <= 27
