@@ -87,8 +87,12 @@ def _attention_missing(obs: Observations) -> str | None:
             return None
         seen.append((probe, other, wa))
     if not seen:
-        return ("no random probe returned weights to compare (every call on sequences longer than the worked "
-                "example's raised or returned an unreadable pair).")
+        failed = next(((p, r) for p, r in obs.family("rand") if not r.ok), None)
+        if failed is not None:
+            probe, reply = failed
+            return (f"no pair of random probes returned weights to compare: causal_attention on {shapes(probe)} "
+                    f"raised {reply.error_type}: {reply.error}")
+        return "no pair of random probes returned weights of one shape to compare."
     probe, other, w = seen[0]
     return (f"on probes {probe.id} and {other.id}, whose queries and keys differ ({shapes(probe)}), your weights "
             f"are identical ({fmt(w)}): they do not depend on the queries and keys.")

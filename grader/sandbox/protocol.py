@@ -39,7 +39,6 @@ class ReplyMeta(_Meta):
     error_message: Text = ""
     error_mro: list[str] = Field(default=[], max_length=12)  # the exception's classes, most derived first
     slips: list[Literal["list", "swapped", "extra_dim"]] = []  # return-contract slips the runner read through
-    device: Text | None = None
     grad: Literal["ok", "detached"] | None = None
     grad_missing: list[str] = []
     n_params: int | None = None

@@ -53,9 +53,6 @@ def _doors() -> list[tuple[object, str]]:
 @contextlib.contextmanager
 def tripwires() -> Iterator[None]:
     """Replace the ready-made attention entry points for the duration (forever, in a child)."""
-    # The meta device registers its kernels on first use, reading torch.ops.aten's attention ops:
-    # let it do so before they are replaced, so the device probe sees the submission, not us.
-    (torch.ones(2, 2, device="meta").tril() @ torch.ones(2, 2, device="meta")).softmax(-1)
     saved = [(owner, attr, getattr(owner, attr)) for owner, attr in _doors()]
     for owner, attr, _ in saved:
         setattr(owner, attr, _forbid(f"{getattr(owner, '__name__', owner)}.{attr}"))
@@ -153,19 +150,7 @@ def _layout(t: torch.Tensor, layout: str | None) -> torch.Tensor:
     return t.clone()
 
 
-def _on_meta(module: ModuleType, call: Frame) -> tuple[dict, dict]:
-    """Inputs on the `meta` device: a tensor the submission builds on the CPU regardless of its
-    inputs' device raises here, as it would on a GPU. Only shapes exist, so only shapes come back."""
-    q, k, v = (call.tensors[n].to("meta") for n in "qkv")
-    out, weights, slips = _pair(module.causal_attention(q, k, v), tuple(q.shape[:-2]), q.shape[-2], v.shape[-1])
-    tensors = {"out": torch.zeros(out.shape, dtype=torch.float64),
-               "weights": torch.zeros(weights.shape, dtype=torch.float64)}
-    return tensors, {"slips": slips, "device": str(out.device)}
-
-
 def _attention(module: ModuleType, call: Frame) -> tuple[dict, dict]:
-    if call.meta.get("device") == "meta":
-        return _on_meta(module, call)
     q, k, v = (_layout(call.tensors[n], call.meta.get("layout")) for n in "qkv")
     want_grad = "grad_out" in call.tensors
     leaves = {}
