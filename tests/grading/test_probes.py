@@ -21,12 +21,11 @@ def test_sdpa_reproduces_the_chapters_closed_forms():
 def test_every_leak_intervention_moves_unprotected_attention(seed):
     """The negative control: each intervention would reveal a missing mask (or batch separation)."""
     probes = build_probes(seed)
-    for prefix in {p.id.rsplit("leak.", 1)[0] for p in probes.family("leak")}:
-        base = probes.by_id[prefix + "leak.base"]
-        for probe in probes.family("leak"):
-            if probe.id.rsplit("leak.", 1)[0] == prefix and probe.info["kind"] != "base":
-                rows = probe.info["rows_fixed"]
-                assert float(control_changes(base, probe)[:rows].max()) > 100 * TEETH, probe.id
+    for probe in probes.family("leak"):
+        if probe.info["kind"] != "base":
+            base = probes.by_id[probe.info["base"]]
+            rows = probe.info["rows_fixed"]
+            assert float(control_changes(base, probe)[:rows].max()) > 100 * TEETH, probe.id
 
 
 @pytest.mark.parametrize("seed", [None, 1, 2])
@@ -35,3 +34,11 @@ def test_named_dimensions_get_distinct_sizes(seed):
         q, v = probe.t["q"], probe.t["v"]
         sizes = [*q.shape[:-2], q.shape[-2], q.shape[-1], v.shape[-1]]
         assert len(set(sizes)) == len(sizes), (probe.id, sizes)
+
+
+@pytest.mark.parametrize("seed", [None, 1, 2])
+def test_every_family_runs_at_several_lengths_never_only_the_worked_examples(seed):
+    probes = build_probes(seed)
+    for family in ("rand", "grad", "f32", "leak", "shift", "fd"):
+        lengths = {p.t["q"].shape[-2] for p in probes.family(family) if not p.id.startswith("shift.we")}
+        assert len(lengths) >= 2 and 3 not in lengths, (family, lengths)

@@ -87,7 +87,10 @@ def test_gradescope_results_keep_visibility_and_total(tmp_path):
     assert proc.returncode == 0, proc.stderr
     results = json.loads(out.read_text())
     jsonschema.validate(results, json.loads(schemas.path_of("gradescope").read_text()))
-    assert abs(sum(t["score"] for t in results["tests"]) - results["score"]) < 1e-6
+    total = sum(t["score"] for t in results["tests"])
+    capped = [t for t in results["tests"] if "the total is capped" in t.get("output", "")]
+    # The sum of the tests, unless a severity band (a rubric ceiling) capped it, which a test says.
+    assert abs(total - results["score"]) < 1e-6 or (capped and results["score"] < total)
     assert {t["visibility"] for t in results["tests"]} >= {"visible", "hidden"}
 
 
@@ -98,7 +101,8 @@ def test_attention_without_single_head_yet_is_graded_on_attention(sandbox, tmp_p
     report = grade_file(path, sandbox=sandbox, secret=SECRET)
     status = {c.id: c.status for c in report.checks}
     assert status["worked_example"] == status["leak_intervention"] == "passed"
-    assert status["single_head"] == "error" and status["single_head_gradients"] == "skipped"
+    assert status["single_head"] == status["single_head_gradients"] == "error"
+    assert all("does not define SingleHead" in c.feedback for c in report.checks if c.id.startswith("single_head"))
     assert report.diagnoses[0].id == "missing_function" and "SingleHead" in report.diagnoses[0].message
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -31,6 +32,17 @@ def by_id(scored):
     return {report.id: report for report in scored.checks}
 
 
+def with_requires(text: str, prerequisite: str, ids: list[str]) -> str:
+    """The shipped rubric has no prerequisites any more; the mechanism is still tested on a copy."""
+    for check_id in ids:
+        text = re.sub(rf"(  - id: {check_id}\n    points: [0-9.]+\n)", rf"\g<1>    requires: [{prerequisite}]\n", text)
+    return text
+
+
+GATED = ["worked_example", "zero_queries", "value_intervention", "mask_structure", "leak_intervention",
+         "shift_invariance", "random_probes", "sdpa_parity"]
+
+
 def test_all_passing_scores_100_with_group_subtotals():
     rubric = load_rubric(INSTRUCTOR)
     scored = score_checks(rubric, outcomes(), audience="instructor")
@@ -52,24 +64,36 @@ def test_partial_credit_fraction_and_all_or_nothing():
         outcomes(mask_structure=failed(3, 4), inputs_unchanged=failed(3, 4), random_probes=failed(2, 8, "error")),
         audience="instructor",
     ))
-    assert scored["mask_structure"].score == pytest.approx(12 * 3 / 4)  # fraction
+    assert scored["mask_structure"].score == pytest.approx(10 * 3 / 4)  # fraction
     assert scored["inputs_unchanged"].score == 0  # all_or_nothing
-    assert scored["random_probes"].score == pytest.approx(10 * 2 / 8)  # an error keeps its passed cases
+    assert scored["random_probes"].score == pytest.approx(9 * 2 / 8)  # an error keeps its passed cases
     assert scored["mask_structure"].expected == "[1, 0, 0]" and scored["mask_structure"].observed == "[1/3, 1/3, 1/3]"
-    assert scored["mask_structure"].feedback.startswith("Weights must be exactly zero above the diagonal")
-    assert scored["mask_structure"].hint.startswith("Hide future sources")
+    assert scored["mask_structure"].feedback.startswith("the check's own text")
+    assert scored["mask_structure"].hint.startswith("Which score has an exponential")
 
 
-def test_error_keeps_the_checks_own_message_after_the_rubric_text():
+def test_a_failing_check_with_a_ceiling_caps_the_total_and_says_so():
     rubric = load_rubric(INSTRUCTOR)
-    boom = CheckOutcome("error", 0, 1, "RuntimeError: shapes (3, 2) and (3, 3) cannot be multiplied")
-    report = by_id(score_checks(rubric, outcomes(sdpa_parity=boom), audience="instructor"))["sdpa_parity"]
-    assert report.status == "error" and report.score == 0
-    assert report.feedback.startswith("Outputs differ from PyTorch") and report.feedback.endswith("cannot be multiplied")
+    scored = score_checks(rubric, outcomes(leak_intervention=failed(3, 4)), audience="instructor")
+    assert scored.score == 50  # 96 without the severity band
+    assert "capped at 50 of 100" in by_id(scored)["leak_intervention"].feedback
+    wrong_math = score_checks(rubric, outcomes(random_probes=failed(3, 4)), audience="instructor")
+    assert wrong_math.score == 75  # 97.75 without the band
+    milder = score_checks(rubric, outcomes(zero_queries=failed(3, 4)), audience="instructor")
+    assert milder.score == pytest.approx(100 - 5 / 4)  # no ceiling: nothing to cap
+
+
+def test_an_error_shows_what_raised_and_not_the_rubrics_failure_text():
+    rubric = load_rubric(SELF_CHECK_RUBRIC)
+    boom = CheckOutcome("error", 0, 1, "Could not run this check: RuntimeError: shapes (3, 2) and (3, 3)")
+    report = by_id(score_checks(rubric, outcomes(gradient_flow=boom), audience="student"))["gradient_flow"]
+    assert report.status == "error" and report.score == 0 and report.feedback == boom.feedback
+    failing = by_id(score_checks(rubric, outcomes(gradient_flow=failed()), audience="student"))["gradient_flow"]
+    assert failing.feedback.startswith(rubric.check("gradient_flow").feedback.failed)
 
 
 def test_failed_prerequisite_skips_dependents_naming_it():
-    rubric = load_rubric(INSTRUCTOR)
+    rubric = parse_rubric(with_requires(INSTRUCTOR.read_text(), "return_contract", GATED))
     scored = score_checks(rubric, outcomes(return_contract=failed(0, 1)), audience="instructor")
     reports = by_id(scored)
     dependents = [c.id for c in rubric.checks if "return_contract" in c.requires]
@@ -84,7 +108,7 @@ def test_failed_prerequisite_skips_dependents_naming_it():
 
 
 def test_prerequisite_chain_skips_transitively_and_needs_no_outcome():
-    rubric = load_rubric(INSTRUCTOR)
+    rubric = parse_rubric(with_requires(INSTRUCTOR.read_text(), "single_head", ["single_head_gradients"]))
     given = outcomes(single_head=failed(0, 1))
     del given["single_head_gradients"]  # a skipped check's outcome may be absent
     report = by_id(score_checks(rubric, given, audience="instructor"))["single_head_gradients"]
@@ -106,17 +130,19 @@ def test_student_never_sees_hidden_checks_but_instructor_counts_them():
     given = outcomes(random_probes=failed(1, 4), sdpa_parity=failed(0, 2))
     instructor = score_checks(rubric, given, audience="instructor")
     student = score_checks(rubric, given, audience="student")
-    assert instructor.max_score == 100 and instructor.score == pytest.approx(100 - 10 * 3 / 4 - 4)
+    # 100 - 9 x 3/4 - 4 = 89.25, capped at 75 by random_probes' severity band (wrong math)
+    assert instructor.max_score == 100 and instructor.score == 75
     assert student.max_score == 100 - sum(c.points for c in hidden) and student.score == student.max_score
     text = student.model_dump_json()
     assert all(check.id in instructor.model_dump_json() for check in hidden)  # the probe can see them
     for check in hidden:
-        for secret in (check.id, CHECKS[check.id].title, f"{check.id}-EXPECTED", check.feedback.failed):
-            assert secret not in text
+        failed_text = check.feedback.failed if check.feedback else None
+        for secret in (check.id, CHECKS[check.id].title, f"{check.id}-EXPECTED", failed_text):
+            assert secret is None or secret not in text
 
 
 def test_student_is_not_told_the_name_of_a_hidden_prerequisite(tmp_path):
-    text = INSTRUCTOR.read_text().replace(
+    text = with_requires(INSTRUCTOR.read_text(), "return_contract", ["worked_example"]).replace(
         "  - id: return_contract\n    points: 3\n    partial_credit: all_or_nothing\n    visibility: visible",
         "  - id: return_contract\n    points: 3\n    partial_credit: all_or_nothing\n    visibility: hidden",
     )
@@ -129,9 +155,10 @@ def test_student_is_not_told_the_name_of_a_hidden_prerequisite(tmp_path):
 
 def test_changing_only_points_changes_only_scores():
     original = load_rubric(INSTRUCTOR)
-    text = INSTRUCTOR.read_text().replace("points: 15", "points: 20").replace("points: 16", "points: 11")
+    text = INSTRUCTOR.read_text().replace("  - id: zero_queries\n    points: 5", "  - id: zero_queries\n    points: 10")
+    text = text.replace("  - id: shift_invariance\n    points: 6", "  - id: shift_invariance\n    points: 1")
     reweighted = parse_rubric(text)
-    given = outcomes(worked_example=failed(1, 4), leak_intervention=failed(2, 4))
+    given = outcomes(zero_queries=failed(1, 4), shift_invariance=failed(2, 4))
     a = score_checks(original, given, audience="instructor").model_dump()
     b = score_checks(reweighted, given, audience="instructor").model_dump()
     assert a["max_score"] == b["max_score"] == 100 and a["score"] != b["score"]
@@ -143,7 +170,7 @@ def test_changing_only_points_changes_only_scores():
         }
 
     assert without_scores(a) == without_scores(b)
-    assert by_id(score_checks(reweighted, given, audience="instructor"))["worked_example"].score == 5
+    assert by_id(score_checks(reweighted, given, audience="instructor"))["zero_queries"].score == 2.5
 
 
 def test_instructor_can_hide_and_drop_a_check_by_editing_yaml_alone():
@@ -217,8 +244,9 @@ def test_tolerance_resolution_check_then_rubric_then_default():
     assert rubric.tolerance("worked_example", "float32") == DEFAULT_TOLERANCES["float32"]
     without_defaults = parse_rubric(text.split("tolerances:")[0] + "checks:" + text.split("checks:", 1)[1])
     assert without_defaults.tolerance("worked_example", "float64") == DEFAULT_TOLERANCES["float64"]
-    with pytest.raises(KeyError, match="float16"):
-        without_defaults.tolerance("worked_example", "float16")
+    assert without_defaults.tolerance("worked_example", "float16") == DEFAULT_TOLERANCES["float16"]
+    with pytest.raises(KeyError, match="float8"):
+        without_defaults.tolerance("worked_example", "float8")
 
 
 def test_run_order_puts_prerequisites_first():
