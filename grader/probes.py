@@ -142,6 +142,11 @@ def _random_family(gen: torch.Generator, prefix: str, T: int, tag: str = "") -> 
             q, k = _randn(gen, *lead, T, dk, scale=scale), _randn(gen, *lead, T, dk, scale=scale)
             v = _randn(gen, *lead, T, dv)
             probes.append(_attention(f"{prefix}rand.{tag}{name}.{scale_name}", "rand", q, k, v))
+    # Scores spread over about +-1000 within a row: a softmax that subtracts anything but the row's
+    # maximum overflows here. Compared at the precision such scores allow (band_for(..., scores)).
+    q, k = _randn(gen, B, T, dk, scale=18.0), _randn(gen, B, T, dk, scale=18.0)
+    probes.append(_attention(f"{prefix}rand.{tag}batch.sharp", "rand", q, k, _randn(gen, B, T, dv),
+                             scores=SHIFT))
     # The usual multi-head layout, x.view(B, T, H, d).transpose(1, 2): not contiguous in memory.
     q, k, v = (_randn(gen, B, H, T, d) for d in (dk, dk, dv))
     strided = _attention(f"{prefix}rand.{tag}heads.strided", "rand", q, k, v)
@@ -165,12 +170,17 @@ def _random_family(gen: torch.Generator, prefix: str, T: int, tag: str = "") -> 
     return probes
 
 
-def _shift_pair(pid: str, q, k, v) -> list[Probe]:
-    """Scores near +1000 and near -1000 (the edge for a finite fill: a fill must stay below every
-    allowed score), each against the same scores unshifted."""
+FILL_EDGE = -1e4  # a finite fill must stay below allowed scores this low: -1e9 and finfo.min do, -1e4 does not
+
+
+def _shift_pair(pid: str, q, k, v, shifts=(SHIFT, -SHIFT)) -> list[Probe]:
+    """Scores moved by each shift (near +-1000; the worked example also near -1e4, the edge for a
+    finite fill, which must stay below every allowed score), each against the same scores unshifted."""
     bq, bk = without_shift(q, k)
     probes = [_attention(f"{pid}.base", "shift", bq, bk, v, kind="base")]
-    for name, shift in (("", SHIFT), (".neg", -SHIFT)):
+    names = {SHIFT: "", -SHIFT: ".neg", FILL_EDGE: ".fill_edge"}
+    for shift in shifts:
+        name = names[shift]
         sq, sk = with_shift(q, k, shift)
         probes.append(_attention(f"{pid}{name}", "shift", sq, sk, v, kind="shifted", base=f"{pid}.base",
                                  shift=shift))
@@ -265,7 +275,7 @@ def _build_visible() -> list[Probe]:
         _attention("we", "worked", q, k, v),
         _attention("we.zero_q", "worked", torch.zeros_like(q), k, v),
         _attention("we.value_bump", "worked", q, k, bumped),
-        *_shift_pair("shift.we", q, k, v),
+        *_shift_pair("shift.we", q, k, v, (SHIFT, -SHIFT, FILL_EDGE)),
     ]
     for i, T in enumerate(VISIBLE_LENGTHS):
         tag = "" if i == 0 else f"T{T}."  # the first set keeps the ids the diagnosis reads

@@ -25,7 +25,7 @@ from grader.checks.observations import (
 _SLIPS = {
     "swapped": "returned (weights, out) instead of (out, weights)",
     "list": "returned a list instead of a tuple",
-    "extra_dim": "added a leading dimension of size 1 to both results",
+    "extra_dim": "added leading dimensions of size 1 to both results",
 }
 
 

@@ -106,16 +106,20 @@ def dtype_name(t: torch.Tensor) -> str:
 # inside, on float64 inputs: right to about 1e-7) is one precision finding, reported by the
 # `precision` check with its measured error, not a failure of every value check. Value checks accept
 # a float64 probe's result within PRECISION_BAND; the `precision` check alone holds it to the rubric's
-# float64 tolerance and to the input's dtype. Scores near +-1000 (the shift probes) are only resolved
-# to 1000 x float32's epsilon, hence SHIFT_BAND. float32 inputs get no band: float32 is their dtype.
+# float64 tolerance and to the input's dtype. Scores near +-S (the shift and sharp probes) are only
+# resolved to S x float32's epsilon, hence the band widens with S. float32 inputs get no band: float32 is their dtype.
 PRECISION_BAND = Tolerance(atol=1e-5, rtol=1e-5)
-SHIFT_BAND = Tolerance(atol=5e-4, rtol=5e-4)
+SCORE_RESOLUTION = 5e-7  # per unit of score magnitude: a few float32 epsilons
 
 
-def band_for(dtype: str, shifted: bool = False) -> Tolerance | None:
+def band_for(dtype: str, scores: float | None = None) -> Tolerance | None:
+    """The precision band for a probe's input dtype; `scores`: how large its scores get (+-1000 ...)."""
     if dtype != "float64":
         return None
-    return SHIFT_BAND if shifted else PRECISION_BAND
+    if scores:
+        wide = max(PRECISION_BAND.atol, abs(scores) * SCORE_RESOLUTION)
+        return Tolerance(atol=wide, rtol=wide)
+    return PRECISION_BAND
 
 
 def _within(a: torch.Tensor, e: torch.Tensor, tol: Tolerance) -> bool:

@@ -108,7 +108,7 @@ def _pair(result: Any, lead: tuple[int, ...], T: int, d_v: int) -> tuple[torch.T
 
     Where the pair can be read one way only, the math is graded through that reading and the slip is
     reported (the grader deducts once for it): a list instead of a tuple, (weights, out) when T != d_v,
-    an extra leading dimension of size 1.
+    extra leading dimensions of size 1.
     """
     if not isinstance(result, tuple | list) or len(result) != 2:
         what = type(result).__name__
@@ -122,9 +122,10 @@ def _pair(result: Any, lead: tuple[int, ...], T: int, d_v: int) -> tuple[torch.T
     slips = ["list"] if isinstance(result, list) else []
     want_out, want_w = (*lead, T, d_v), (*lead, T, T)
     first, second = result
-    if all(t.dim() == len(want_out) + 1 and t.shape[0] == 1 for t in result) and \
-            {tuple(first.shape[1:]), tuple(second.shape[1:])} == {want_out, want_w}:
-        first, second = first[0], second[0]
+    extra = first.dim() - len(want_out)
+    if extra > 0 and second.dim() == first.dim() and all(t.shape[:extra] == (1,) * extra for t in result) and \
+            {tuple(first.shape[extra:]), tuple(second.shape[extra:])} == {want_out, want_w}:
+        first, second = first.reshape(first.shape[extra:]), second.reshape(second.shape[extra:])
         slips.append("extra_dim")
     if tuple(first.shape) == want_w and tuple(second.shape) == want_out and want_w != want_out:
         first, second = second, first

@@ -10,11 +10,10 @@ import pytest
 
 from grader.checks.observations import Observations, Reply
 from grader.checks.registry import CHECKS
-from grader.diagnosis.fingerprint import load_module, tripwires
 from grader.grade import INSTRUCTOR_RUBRIC, default_rubric
 from grader.probes import build_probes
 from grader.rubric import score_checks
-from grader.sandbox.runner import answer
+from grader.sandbox.runner import answer, load_module, tripwires
 
 # A correct head, written for these tests (not the reference); `{SCORES}`, `{MASK}`, `{SOFTMAX}`,
 # `{RETURN}` and `{CHECKS}` are the places a test swaps a line.

@@ -42,7 +42,7 @@ def test_a_wrong_scale_is_charged_by_the_value_checks_only(grade, head_source, s
 
 
 @pytest.mark.parametrize("ret, slip", [("weights, out", "(weights, out)"), ("[out, weights]", "a list"),
-                                       ("out[None], weights[None]", "leading dimension")])
+                                       ("out[None], weights[None]", "leading dimensions")])
 def test_a_readable_interface_slip_is_deducted_once(grade, head_source, ret, slip):
     g = grade(head_source(RETURN=ret))
     assert failing(g) == {"return_contract"}, {c: g.outcomes[c].feedback for c in failing(g)}
