@@ -212,6 +212,13 @@ def _leak_family(gen: torch.Generator, prefix: str, T: int, tag: str = "") -> li
     k3[:, cut + 1:] += big * _randn(gen, B, T - cut - 1, dk)
     v3[:, cut + 1:] += big * _randn(gen, B, T - cut - 1, dv)
     probes.append(changed("future_kv", cut + 1, B, keys=k3, values=v3))
+    # The same change with every score near -1e4: a finite fill that is not far below (-1e4 itself,
+    # a multiplicative mask) lets future positions in once the allowed scores are that low.
+    lq, lk = with_shift(q, k, FILL_EDGE)
+    _, lk3 = with_shift(q, k3, FILL_EDGE)
+    probes.append(_attention(f"{name}low.base", "leak", lq, lk, v, kind="base", base=f"{name}low.base"))
+    probes.append(_attention(f"{name}low.future_kv", "leak", lq, lk3, v3, kind="future_kv_low",
+                             rows_fixed=cut + 1, items_fixed=B, base=f"{name}low.base"))
     k4 = k.clone()
     k4[:, cut + 1:] += big * _randn(gen, B, T - cut - 1, dk)
     probes.append(changed("future_keys", cut + 1, B, keys=k4))

@@ -17,6 +17,8 @@ _STORY = {
     "final_kv": "Changing only the final position's key and value changed earlier outputs",
     "future_kv": "Changing only future keys and values changed earlier outputs",
     "future_keys": "Changing only future keys changed earlier outputs",
+    "future_kv_low": "With every score near -1e4, changing only future keys and values changed earlier outputs "
+                     "(a finite fill must stay below every allowed score)",
     "future_queries": "Changing only future queries changed earlier outputs: a later receiver reshaped an "
                       "earlier one's shares (softmax normalised over receivers instead of sources?)",
     "other_items": "Changing other batch items changed the first item's output: examples must not attend "

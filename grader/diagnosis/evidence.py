@@ -847,6 +847,9 @@ def swapped_return(ctx: Context) -> Facts | None:
 
 
 def wrong_return_type(ctx: Context) -> Facts | None:
+    listed = next((p for p, r in ctx.attention() if "list" in r.meta.get("slips", [])), None)
+    if listed is not None:  # read through as a pair by the runner, still not the tuple the contract asks
+        return {"what": "a list instead of a tuple", "on": inputs(listed)}
     found = next(((p, r) for p, r in ctx.attention() if r.error_type == "WrongReturnType"), None)
     if found is None:
         return None
