@@ -9,25 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-UNPROBED_SHAPES = "shape probes never try"
-
-KNOWN_WRONG = {
-    "mutant_name": {
-        "fill_finite__minus_1e4": "no probe has scores large enough (~1e4) for a -1e4 fill to leak",
-        "softmax_unstable__first_column": "no probe has a score far above the first column's (overflow never shows)",
-        "return_type__list": "a list [out, weights] is accepted as the pair",
-        "validation_gap__no_rank_check": f"{UNPROBED_SHAPES} an input with fewer than 2 dimensions",
-        "validation_gap__v_batch_unchecked": f"{UNPROBED_SHAPES} a v whose batch alone differs",
-    },
-    "expected_name": {
-        "fill_finite__minus_1e4": "not caught at all (see mutant_name)",
-        "softmax_unstable__first_column": "not caught at all (see mutant_name)",
-        "return_type__list": "not caught at all (see mutant_name)",
-        "validation_gap__no_rank_check": "not caught at all (see mutant_name)",
-        "validation_gap__v_batch_unchecked": "not caught at all (see mutant_name)",
-    },
-    "equivalent_name": {},
-}
+KNOWN_WRONG = {"mutant_name": {}, "expected_name": {}, "equivalent_name": {}}
 
 
 def test_non_equivalent_mutant_loses_points(mutant_name, mutant_verdicts):
@@ -50,7 +32,6 @@ def summary(mutant_verdicts, verdicts):
     return verdicts.summarise(list(mutant_verdicts.values()), {})
 
 
-@pytest.mark.xfail(strict=True, reason="today 71/76 = 93.4% (see KNOWN_WRONG['mutant_name'])")
 def test_target_kill_rate(summary, verdicts):
     assert summary.kill_rate >= verdicts.TARGETS["kill_rate"], summary
 
