@@ -36,8 +36,9 @@ KINDS = list(SOURCES)
 
 @pytest.fixture(scope="module")
 def sandboxes():
-    with Sandbox(limits=Limits(call_s=1.0, load_s=3.0, submission_s=10.0), quiet=True) as a, \
-            Sandbox(limits=Limits(call_s=1.0, load_s=3.0, submission_s=10.0), quiet=True) as b:
+    # The default deadlines: no file here hangs, and a shared machine can be slow; a tight per-call
+    # deadline would turn load into a verdict.
+    with Sandbox(limits=Limits(), quiet=True) as a, Sandbox(limits=Limits(), quiet=True) as b:
         yield [a, b]
 
 
@@ -167,3 +168,21 @@ def test_missing_path_exits_2_and_nothing_is_graded(tmp_path):
     done = subprocess.run([sys.executable, "-m", "grader", "grade", str(tmp_path / "typo.py")],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "does not exist" in done.stderr
+
+
+def test_two_runs_share_one_out_folder_at_once(tmp_path, sandboxes):
+    export = tmp_path / "export"
+    export.mkdir()
+    for i, kind in enumerate(["ok", "zero_fill_mask", "no_mask", "ok"]):
+        (export / f"s{i}_{i}_{i}_attention.py").write_text(SOURCES[kind] + f"\n# {i}\n")
+    rubric, out = load_rubric(INSTRUCTOR_RUBRIC), tmp_path / "out"
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        runs = list(pool.map(lambda sb: grade_class(collect([str(export)]), rubric=rubric, secret=SECRET, out=out,
+                                                    sandboxes=[sb]), sandboxes))
+    scores = [[r.report.score for r in run.results] for run in runs]
+    assert scores[0] == scores[1] and scores[0][0] == scores[0][3] == 100 and min(scores[0]) < 100
+    assert list((out / "staged").iterdir()) == []  # each run removed only its own staging folder
+    rows = _rows(out)
+    assert [float(r["Score"]) for r in rows] == scores[0]
