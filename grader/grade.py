@@ -29,7 +29,7 @@ from grader.probes import ProbeSet, build_probes, hidden_seed
 from grader.report.models import Report, Runtime
 from grader.report.visuals import visuals
 from grader.rubric import Rubric, load_rubric, score_checks
-from grader.sandbox import RunResult, Sandbox, protocol
+from grader.sandbox import RunResult, Sandbox
 
 MAX_SOURCE_BYTES = 1 << 20
 log = logging.getLogger(__name__)
@@ -44,25 +44,7 @@ def observations(run: RunResult, probes: ProbeSet, source: str, rubric: Rubric) 
     required = tuple(rubric.entry_points.functions) + tuple(rubric.entry_points.classes)
     # The last dotted part is what a submission's source names: F.scaled_dot_product_attention(...)
     forbidden = tuple(name.rsplit(".", 1)[-1] for name in rubric.forbidden_apis)
-    obs = Observations(probes, {}, source=source, required=required, forbidden=forbidden)
-    if run.load is None or run.load.kind != "loaded":
-        failure = run.failure
-        meta = protocol.parse(protocol.LoadErrorMeta, run.load.meta) if run.load is not None else None
-        if meta is not None:
-            obs.load_error = Reply(False, {}, meta.model_dump(), meta.error_type[:80], meta.message[:600])
-        else:
-            kind = failure.kind if failure else "protocol_error" if run.load is not None else "process_exit"
-            obs.load_error = Reply(False, error_type=kind, error=failure.message if failure else "no valid reply")
-        return obs
-    loaded = protocol.parse(protocol.LoadedMeta, run.load.meta)
-    if loaded is None:
-        obs.load_error = Reply(False, error_type="protocol_error", error="the 'loaded' frame has the wrong types")
-        return obs
-    obs.load_names, obs.defined = tuple(loaded.names), tuple(loaded.defined)
-    obs.replies = {pid: Reply.from_frame(frame) for pid, frame in run.replies.items()}
-    for pid, failure in run.failures.items():
-        obs.replies[pid] = Reply(False, error_type=failure.kind, error=failure.message)
-    return obs
+    return Observations.from_run(run, probes, source, required=required, forbidden=forbidden)
 
 
 def _evaluate(check_id: str, obs: Observations, rubric: Rubric) -> CheckOutcome:

@@ -9,7 +9,7 @@ import torch
 
 from grader.checks.base import CheckOutcome, Tolerance
 from grader.probes import Probe, ProbeSet
-from grader.sandbox import protocol
+from grader.sandbox import RunResult, protocol
 
 TolFn = Callable[[str], Tolerance]
 Shown = str | Callable[[], str] | None
@@ -53,6 +53,31 @@ class Observations:
     defined: tuple[str, ...] = ()
     forbidden: tuple[str, ...] = ("scaled_dot_product_attention", "MultiheadAttention")
     _memo: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_run(cls, run: RunResult, probes: ProbeSet, source: str, *, required: tuple[str, ...],
+                 forbidden: tuple[str, ...]) -> Observations:
+        """A sandbox run's frames, each re-typed here (the one place frames are read): the load frame
+        says what the submission defines or why it could not load; each reply becomes a Reply."""
+        obs = cls(probes, {}, source=source, required=required, forbidden=forbidden)
+        if run.load is None or run.load.kind != "loaded":
+            failure = run.failure
+            meta = protocol.parse(protocol.LoadErrorMeta, run.load.meta) if run.load is not None else None
+            if meta is not None:
+                obs.load_error = Reply(False, {}, meta.model_dump(), meta.error_type[:80], meta.message[:600])
+            else:
+                kind = failure.kind if failure else "protocol_error" if run.load is not None else "process_exit"
+                obs.load_error = Reply(False, error_type=kind, error=failure.message if failure else "no valid reply")
+            return obs
+        loaded = protocol.parse(protocol.LoadedMeta, run.load.meta)
+        if loaded is None:
+            obs.load_error = Reply(False, error_type="protocol_error", error="the 'loaded' frame has the wrong types")
+            return obs
+        obs.load_names, obs.defined = tuple(loaded.names), tuple(loaded.defined)
+        obs.replies = {pid: Reply.from_frame(frame) for pid, frame in run.replies.items()}
+        for pid, failure in run.failures.items():
+            obs.replies[pid] = Reply(False, error_type=failure.kind, error=failure.message)
+        return obs
 
     def reply(self, pid: str) -> Reply:
         return self.replies.get(pid) or Reply(False, error_type="missing", error="no reply was received")
