@@ -34,8 +34,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 ]
 
 # What other layers may import of the sandbox; its other modules (the runner, the zygote, the
-# hardening) are the child's side and are reached only from inside grader/sandbox/.
-SANDBOX_PUBLIC = {"grader.sandbox", "grader.sandbox.wire", "grader.sandbox.protocol", "grader.sandbox.models"}
+# hardening) are the child's side and are reached only from inside grader/sandbox/. The seed is
+# planted by the command line before anything secret is read.
+SANDBOX_PUBLIC = {"grader.sandbox", "grader.sandbox.wire", "grader.sandbox.protocol", "grader.sandbox.models",
+                  "grader.sandbox.seed"}
 
 # One name, two unrelated concepts, each in its own corner (renaming would break public imports).
 HOMONYMS = {
