@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import sys
+import logging
 
 import torch
 
 from grader.checks.base import HIDE, PROVE_TEETH, CheckOutcome, check
 from grader.checks.expected import unmasked
 from grader.checks.observations import Cases, Observations, TolFn, band_for, dtype_name, fmt, shapes
+
+log = logging.getLogger(__name__)
 
 # An intervention must move unmasked attention's fixed rows at least this much, or it has no teeth.
 TEETH = 1e-3
@@ -94,7 +96,7 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
         control = control_changes(base_probe, probe)[:rows]
         if float(control.max()) < TEETH:
             # A probe that would not catch a leak proves nothing either way: leave it out, say so.
-            print(f"grader: probe {probe.id} does not move unprotected attention; not counted", file=sys.stderr)
+            log.warning("probe %s does not move unprotected attention; not counted", probe.id)
             continue
         if not (base.ok and reply.ok):
             bad = reply if not reply.ok else base
