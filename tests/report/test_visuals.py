@@ -1,0 +1,65 @@
+"""The report's pictures read what the checks observed: SDPA is not run a second time for them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+
+from grader.checks import expected
+from grader.checks.observations import Observations, Reply
+from grader.checks.registry import CHECKS
+from grader.grade import INSTRUCTOR_RUBRIC, default_rubric
+from grader.probes import ProbeSet, build_probes
+from grader.report.visuals import visuals
+from grader.sandbox import answer_trusted
+
+REFERENCE = Path(__file__).resolve().parents[2] / "reference" / "attention.py"
+
+
+def observed(probes: ProbeSet) -> Observations:
+    frames = answer_trusted(REFERENCE, {p.id: p.call for p in probes.probes})
+    return Observations(probes, {pid: Reply.from_frame(f) for pid, f in frames.items()})
+
+
+def counting_sdpa(monkeypatch) -> list[int]:
+    calls = []
+    real = expected.attention
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(expected, "attention", counted)
+    return calls
+
+
+def fresh(probes: ProbeSet) -> ProbeSet:
+    """The same probes with empty memos (visible probes are shared by the whole process)."""
+    return ProbeSet([replace(p, _memo={}) for p in probes.probes])
+
+
+def test_pictures_reuse_what_the_random_probes_check_computed(monkeypatch):
+    probes = fresh(build_probes(None))
+    obs = observed(probes)
+    rubric = default_rubric(INSTRUCTOR_RUBRIC)
+    CHECKS["random_probes"].run(obs, lambda d: rubric.tolerance("random_probes", d))
+    calls = counting_sdpa(monkeypatch)
+    pictures = visuals(obs)
+    assert calls == []  # the check's memo served the picture
+    rand = probes.by_id["rand.flat.small"]
+    want = torch.nn.functional.scaled_dot_product_attention(
+        rand.t["q"].double(), rand.t["k"].double(), torch.eye(rand.t["q"].shape[-2], dtype=torch.float64),
+        is_causal=True)
+    assert torch.allclose(torch.tensor(pictures.random_probe.expected, dtype=torch.float64), want)
+    assert pictures.random_probe.student is not None and pictures.leak_row_change is not None
+
+
+def test_without_the_check_the_picture_computes_it_once(monkeypatch):
+    # Negative control: the counter has teeth, and nothing else computes the value behind its back.
+    obs = observed(fresh(build_probes(None)))
+    calls = counting_sdpa(monkeypatch)
+    visuals(obs)
+    visuals(obs)
+    assert calls == [1]
