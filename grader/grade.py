@@ -9,8 +9,10 @@ from __future__ import annotations
 import atexit
 import functools
 import hashlib
+import importlib.util
 import logging
 import os
+import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
@@ -89,6 +91,15 @@ class Executed:
     unreadable: str | None = None
 
 
+def python_text(source: bytes) -> str:
+    """The text Python will run: decoded by its coding line (PEP 263) and BOM, as the import
+    does, so the static checks read what executes. Undecodable source fails to import anyway."""
+    try:
+        return importlib.util.decode_source(source)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return source.decode("utf-8", "replace")
+
+
 def execute(path: Path, *, sandbox: Sandbox, rubric: Rubric, secret: str | None, audience: str,
             hidden_paths: Iterable[Path] = ()) -> Executed:
     try:
@@ -100,12 +111,41 @@ def execute(path: Path, *, sandbox: Sandbox, rubric: Rubric, secret: str | None,
     hidden = audience == "instructor" and any(c.visibility != "visible" for c in rubric.checks)
     probes = build_probes(hidden_seed(secret or "", source) if hidden else None)
     run = sandbox.run(path, probes.calls(), hidden_paths=list(hidden_paths))
-    return Executed(path, probes, run, source.decode("utf-8", "replace"))
+    return Executed(path, probes, run, python_text(source))
 
 
 def judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Catalogue | None = None,
           hint_state_path: Path | None = None, hint_key: str | None = None) -> Report:
-    """Checks, diagnosis and scoring, all from the returned tensors."""
+    """Checks, diagnosis, scoring and pictures, all from the returned tensors, under one guard:
+    whatever fails in here becomes this file's `grader_error` report, and a class run goes on."""
+    try:
+        return _judge(executed, rubric=rubric, audience=audience, catalogue=catalogue,
+                      hint_state_path=hint_state_path, hint_key=hint_key)
+    except Exception as exc:  # noqa: BLE001 - one file's failure is that file's report, never the batch's end
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        reason = f"{type(exc).__name__} in {Path(where.filename).name}:{where.lineno}: {exc}"[:500]
+        log.warning("could not judge %s: %s", executed.path, reason)
+        return error_report(executed, rubric=rubric, audience=audience, reason=reason)
+
+
+def error_report(executed: Executed, *, rubric: Rubric, audience: str, reason: str) -> Report:
+    """Every check an error with the same reason, no points, no pictures, no diagnosis."""
+    outcome = CheckOutcome("error", 0, 1, f"The grader failed on this file and could not judge it ({reason}).")
+    try:
+        scored = score_checks(rubric, dict.fromkeys(rubric.check_ids, outcome), audience=audience)
+        checks, groups, max_score = scored.checks, scored.groups, scored.max_score
+    except Exception:  # noqa: BLE001 - even scoring failed: an empty report still names the file and why
+        checks, groups, max_score = [], [], 0.0
+    run = executed.run
+    return Report(
+        submission=str(executed.path), status="grader_error", error=reason, score=0.0, max_score=max_score,
+        checks=checks, groups=groups,
+        runtime=Runtime(isolation=run.isolation, wall_s=round(run.wall_s, 3), output=run.output),
+    )
+
+
+def _judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Catalogue | None,
+           hint_state_path: Path | None, hint_key: str | None) -> Report:
     obs = observations(executed.run, executed.probes, executed.source, rubric)
     if executed.unreadable:
         obs.load_error = Reply(False, error_type="unreadable", error=f"cannot read the file: {executed.unreadable}")

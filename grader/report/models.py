@@ -45,6 +45,10 @@ class Visuals(_Model):
 class Report(_Model):
     schema_version: Literal[1] = 1
     submission: str
+    status: Literal["graded", "grader_error"] = Field(
+        "graded", description="grader_error: the grader failed on this file; every check is an error, the run went on."
+    )
+    error: str | None = Field(None, description="Why the grader failed on this file (grader_error only).")
     score: float
     max_score: float
     checks: list[CheckReport]

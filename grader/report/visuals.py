@@ -15,9 +15,10 @@ from grader.report.models import Heatmap, Visuals
 
 def visuals(obs: Observations) -> Visuals:
     def weights(pid: str) -> list | None:
-        r = obs.reply(pid)
+        # Only weights of the shape the probe asks for are drawn: a picture's size is the probe's, never the reply's.
+        r, probe = obs.reply(pid), obs.probes.by_id.get(pid)
         w = r.tensors.get("weights") if r.ok else None
-        if w is None or w.dim() != 2:
+        if w is None or probe is None or w.dim() != 2 or tuple(w.shape) != (probe.t["q"].shape[-2],) * 2:
             return None
         return [[x if abs(x) != float("inf") and x == x else None for x in row] for row in w.double().tolist()]
 
@@ -33,7 +34,8 @@ def visuals(obs: Observations) -> Visuals:
         rows = probe.info["rows_fixed"]  # only rows before the changed positions must stay put
         pictures.unmasked_row_change = control_changes(base_probe, probe)[:rows].tolist()
         base, changed = obs.reply(base_probe.id), obs.reply(probe.id)
-        if base.ok and changed.ok and base["out"].shape == changed["out"].shape and base["out"].dim() == 3:
+        want = base_probe.t["v"].shape  # zero-width or oversized outputs are not drawn
+        if base.ok and changed.ok and base["out"].shape == changed["out"].shape == want and want.numel():
             change = row_changes(base["out"], changed["out"], probe.info["items_fixed"])[:rows]
             pictures.leak_row_change = [x if x != float("inf") else None for x in change.tolist()]
     return pictures

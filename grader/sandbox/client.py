@@ -25,7 +25,7 @@ from pathlib import Path
 from grader.paths import ROOT
 from grader.sandbox import zygote as zy
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
-from grader.sandbox.wire import Frame, WireError, encode, read_frame
+from grader.sandbox.wire import Bounds, Frame, WireError, encode, frame_bytes, read_frame
 
 REPO_ROOT = ROOT
 DEFAULT_RUNNER = "grader.sandbox.runner:serve"
@@ -34,6 +34,19 @@ GRADESCOPE_ROOT = "/autograder"
 SLOT_UID_BASE = 61000
 SLOT_COUNT = 64
 _EXIT_GRACE_S = 0.5
+# A failure of this kind ends the submission: a fresh child would only spend the same resource again.
+RESOURCE_FAILURES = ("timeout", "memory_limit")
+_LOAD_BOUNDS = Bounds(dim=1, numel=0, nbytes=0)  # 'loaded' and 'load_error' carry no tensors
+
+
+def reply_bounds(call: Frame, limits: Limits) -> Bounds:
+    """What a reply to `call` may hold, from the call's own tensors: no dimension larger than its
+    largest input, no tensor larger than 16 times all its inputs (weights are T x T where the
+    inputs are T x d, d >= 1), never more than `limits.reply_bytes`. Generous for any wrong but
+    honest shape, and small enough that nothing the grader derives from a reply can be huge."""
+    sizes = [t.numel() for t in call.tensors.values()] or [0]
+    numel = max(4096, 16 * sum(sizes))
+    return Bounds(dim=max(64, *sizes), numel=numel, nbytes=min(limits.reply_bytes, 16 * 8 * numel))
 
 _NOT_ENFORCED = {
     "uid+rlimits": "no mount/network namespaces: hidden files are protected only by their permissions, network is open",
@@ -268,7 +281,7 @@ class Sandbox:
             child = self._spawn(source, output, hidden)
             try:
                 load_deadline = min(time.monotonic() + lim.load_s, deadline)
-                load, failure = self._receive(child, load_deadline, None)
+                load, failure = self._receive(child, load_deadline, None, _LOAD_BOUNDS)
                 if failure is None and load.kind not in ("loaded", "load_error"):
                     failure = Failure("protocol_error", f"expected a 'loaded' frame, got {load.kind!r}")
                 if failure is not None:
@@ -299,9 +312,21 @@ class Sandbox:
                     reply, failure = self._call(child, call, min(time.monotonic() + lim.call_s, deadline))
                     pending.pop(0)
                     if failure is None:
-                        result.replies[call_id] = reply
-                        continue
+                        result.reply_bytes += frame_bytes(reply)
+                        if result.reply_bytes <= lim.replies_bytes:
+                            result.replies[call_id] = reply
+                            continue
+                        failure = Failure(
+                            "protocol_error", f"its replies passed the {lim.replies_bytes}-byte cap per submission"
+                        )
+                        result.failures[call_id] = failure
+                        _fail_all(result, pending, failure, "not run: the submission was stopped")
+                        return
                     result.failures[call_id] = failure
+                    if failure.kind in RESOURCE_FAILURES:
+                        # Stopped at its first resource failure: named once, the same way every run.
+                        _fail_all(result, pending, failure, "not run: the submission was stopped")
+                        return
                     if restarts >= lim.max_restarts or time.monotonic() >= deadline:
                         why = "not run: gave up after the child failed " + (
                             f"{restarts + 1} times"
@@ -360,16 +385,16 @@ class Sandbox:
                     child.sent = len(child.stream)  # it is gone: the reply pipe will say how
             if readable:
                 break
-        reply, failure = self._receive(child, deadline, call.meta["id"])
+        reply, failure = self._receive(child, deadline, call.meta["id"], reply_bounds(call, self.limits))
         if failure is None and (reply.kind != "reply" or reply.meta.get("id") != call.meta["id"]):
             failure = self._kill(child, "protocol_error", f"expected the reply to call {call.meta['id']!r}")
         return reply, failure
 
     def _receive(
-        self, child: _Child, deadline: float, call_id: str | None
+        self, child: _Child, deadline: float, call_id: str | None, bounds: Bounds
     ) -> tuple[Frame | None, Failure | None]:
         try:
-            return read_frame(child.outbox, deadline), None
+            return read_frame(child.outbox, deadline, bounds=bounds), None
         except TimeoutError:
             limit = self.limits.load_s if call_id is None else self.limits.call_s
             return None, self._kill(child, "timeout", f"no answer within {limit:g} s (wall clock)")

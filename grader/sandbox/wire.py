@@ -114,15 +114,34 @@ def decode_header(head: bytes) -> WireHeader:
         raise WireError(f"malformed frame header: {exc.errors()[0]['msg']}") from None
 
 
-def _tensor(spec: TensorSpec, blob: bytes) -> torch.Tensor:
-    dtype = DTYPES[spec.dtype]
+@dataclass(frozen=True)
+class Bounds:
+    """What one reply may hold, derived from the call that asked for it: no dimension above
+    `dim`, no tensor above `numel` elements, no frame above `nbytes`. A reply of shape
+    (0, T, T) is tiny on the wire but would make a check build a T x T mask: refused here."""
+
+    dim: int
+    numel: int
+    nbytes: int
+
+
+def _numel(spec: TensorSpec, bounds: Bounds | None) -> int:
     numel = 1
     for s in spec.shape:
         if s < 0:
             raise WireError(f"tensor {spec.name!r} has a negative dimension")
+        if bounds is not None and s > bounds.dim:
+            raise WireError(f"tensor {spec.name!r} has shape {spec.shape}: a dimension over {bounds.dim}")
         numel *= s
-    if numel * dtype.itemsize != spec.nbytes:
+    if bounds is not None and numel > bounds.numel:
+        raise WireError(f"tensor {spec.name!r} has {numel} elements, over the {bounds.numel} this call allows")
+    if numel * DTYPES[spec.dtype].itemsize != spec.nbytes:
         raise WireError(f"tensor {spec.name!r}: {spec.nbytes} bytes do not fit shape {spec.shape}")
+    return numel
+
+
+def _tensor(spec: TensorSpec, blob: bytes, numel: int) -> torch.Tensor:
+    dtype = DTYPES[spec.dtype]
     if numel == 0:
         return torch.empty(spec.shape, dtype=dtype)
     raw_dtype = torch.int16 if dtype == torch.bfloat16 else dtype
@@ -130,8 +149,13 @@ def _tensor(spec: TensorSpec, blob: bytes) -> torch.Tensor:
     return t.view(torch.bfloat16) if dtype == torch.bfloat16 else t
 
 
-def read_frame(fd: int, deadline: float | None = None, max_bytes: int = MAX_FRAME_BYTES) -> Frame:
-    """Read one frame; raises WireError, TimeoutError or EOFError, never anything from the peer."""
+def read_frame(
+    fd: int, deadline: float | None = None, max_bytes: int = MAX_FRAME_BYTES, bounds: Bounds | None = None
+) -> Frame:
+    """Read one frame; raises WireError, TimeoutError or EOFError, never anything from the peer.
+    Every size is checked against the header before a byte of tensor data is read."""
+    if bounds is not None:
+        max_bytes = min(max_bytes, bounds.nbytes)
     hlen = length_of(_read_exact(fd, LENGTH.size, deadline))
     if hlen > MAX_HEADER_BYTES:
         raise WireError(f"frame header of {hlen} bytes is over the {MAX_HEADER_BYTES}-byte cap")
@@ -139,9 +163,14 @@ def read_frame(fd: int, deadline: float | None = None, max_bytes: int = MAX_FRAM
     total = sum(s.nbytes for s in header.tensors)
     if total > max_bytes:
         raise WireError(f"frame of {total} bytes is over the {max_bytes}-byte cap")
+    numels = [_numel(spec, bounds) for spec in header.tensors]
     tensors: dict[str, torch.Tensor] = {}
-    for spec in header.tensors:
+    for spec, numel in zip(header.tensors, numels, strict=True):
         if spec.name in tensors:
             raise WireError(f"tensor {spec.name!r} appears twice in one frame")
-        tensors[spec.name] = _tensor(spec, _read_exact(fd, spec.nbytes, deadline))
+        tensors[spec.name] = _tensor(spec, _read_exact(fd, spec.nbytes, deadline), numel)
     return Frame(kind=header.kind, meta=header.meta, tensors=tensors)
+
+
+def frame_bytes(frame: Frame) -> int:
+    return sum(t.numel() * t.element_size() for t in frame.tensors.values())
