@@ -11,7 +11,7 @@ from sandbox_kit import REFERENCE, TEST_LIMITS, attention_calls, gallery
 
 from grader import grade
 from grader.checks.evaluators import EVALUATORS
-from grader.sandbox import Limits, Sandbox
+from grader.sandbox import Sandbox
 
 MiB = 1 << 20
 
@@ -100,6 +100,6 @@ def _unguarded(check_id, obs, rubric):
 
 def test_static_check_reads_the_text_python_runs():
     # Under a coding line, bytes that read as a harmless comment in UTF-8 decode to a call.
-    source = "# -*- coding: utf-7 -*-\nx = 1 +AAo-y = 2\n".encode()
+    source = b"# -*- coding: utf-7 -*-\nx = 1 +AAo-y = 2\n"
     assert "y = 2" in grade.python_text(source).splitlines()[2]
     assert grade.python_text(b"\xff\xfe broken") == b"\xff\xfe broken".decode("utf-8", "replace")
