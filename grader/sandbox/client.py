@@ -24,6 +24,7 @@ from pathlib import Path
 
 from grader.paths import ROOT
 from grader.sandbox import zygote as zy
+from grader.sandbox.cgroups import SlotGroups
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
 from grader.sandbox.wire import Bounds, Frame, WireError, encode, frame_bytes, read_frame
 
@@ -34,6 +35,7 @@ GRADESCOPE_ROOT = "/autograder"
 SLOT_UID_BASE = 61000
 SLOT_COUNT = 64
 _EXIT_GRACE_S = 0.5
+_POLL_S = 0.05  # how often a waiting grader looks at the CPU time a child has used
 # A failure of this kind ends the submission: a fresh child would only spend the same resource again.
 RESOURCE_FAILURES = ("timeout", "memory_limit")
 _LOAD_BOUNDS = Bounds(dim=1, numel=0, nbytes=0)  # 'loaded' and 'load_error' carry no tensors
@@ -92,11 +94,43 @@ def _lock_slot() -> tuple[int, int]:
 
 
 class _Child:
-    def __init__(self, pid: int, inbox: int, outbox: int) -> None:
+    def __init__(self, pid: int, inbox: int, outbox: int, oom_kills: int = 0) -> None:
         self.pid, self.inbox, self.outbox = pid, inbox, outbox
         self.alive = True
         self.stream = memoryview(b"")  # every call still to send, encoded back to back
         self.sent = 0
+        self.oom_kills = oom_kills  # the slot's OOM-kill count when it started
+
+
+def _proc_cpu_s(pid: int) -> float | None:
+    """CPU seconds one process has used (user + system), from /proc; None where unreadable."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class _Budget:
+    """CPU seconds for one wait (an import, a call) and for the whole submission, counted where
+    the kernel counts them: the slot's cgroup (every process the submission started) or, without
+    cgroups, the child's own /proc entry. A busy machine slows the wall clock, never the CPU clock,
+    so a neighbour's load cannot turn into this submission's timeout. The wall clock is only a
+    backstop, `wall_factor` times longer, for a child that waits without computing."""
+
+    def __init__(self, limits: Limits, groups: SlotGroups | None) -> None:
+        self.limits, self.groups = limits, groups
+        self.start = time.monotonic()
+        self.start_cpu = groups.cpu_s() if groups else 0.0
+        self.wall_end = self.start + limits.submission_s * limits.wall_factor
+
+    def cpu(self, child: _Child) -> float | None:
+        return self.groups.cpu_s() if self.groups else _proc_cpu_s(child.pid)
+
+    def spent(self) -> bool:
+        over_cpu = self.groups is not None and self.groups.cpu_s() - self.start_cpu >= self.limits.submission_s
+        return over_cpu or time.monotonic() >= self.wall_end
 
 
 class Sandbox:
@@ -120,9 +154,11 @@ class Sandbox:
         self.isolate = isolate
         self.isolation = "rlimits-only"
         self.zygote_pid = 0
+        self.uid = 0
         self._proc: subprocess.Popen | None = None
         self._sock: socket.socket | None = None
         self._slot_fd: int | None = None
+        self._groups: SlotGroups | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
     def __enter__(self) -> Sandbox:
@@ -136,6 +172,12 @@ class Sandbox:
         uid = 0
         if os.geteuid() == 0 and self.isolate:
             uid, self._slot_fd = _lock_slot()
+        self.uid = uid  # the slot uid children run as (0: no uid drop)
+        lim = self.limits
+        self._groups = None
+        if self.isolate and uid:
+            self._groups = SlotGroups.create(f"grader-sandbox-{uid}", memory_bytes=lim.memory_headroom_bytes,
+                                             tasks=lim.nproc, cpus=lim.cpus)
         mine, theirs = socket.socketpair()
         config = {
             "fd": theirs.fileno(),
@@ -144,6 +186,7 @@ class Sandbox:
             "keep": _keep_paths(),
             "uid": uid,
             "isolate": self.isolate,
+            "groups": self._groups.dirs if self._groups else None,
         }
         code = f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); from grader.sandbox.zygote import main; main()"
         self._proc = subprocess.Popen(
@@ -175,6 +218,9 @@ class Sandbox:
                 self._proc.kill()
                 self._proc.wait()
             self._proc = None
+        if self._groups is not None:
+            self._groups.remove()  # the server is gone, and every child with it
+            self._groups = None
         if self._slot_fd is not None:
             os.close(self._slot_fd)
             self._slot_fd = None
@@ -210,7 +256,6 @@ class Sandbox:
             raise SandboxError("the sandbox is not started; use it as a context manager")
         lim = self.limits
         t0 = time.monotonic()
-        deadline = t0 + lim.submission_s
         hidden = [str(p) for p in hidden_paths]
         result = RunResult(load=None, isolation=self.isolation)
         for call in calls:
@@ -246,7 +291,7 @@ class Sandbox:
         pending = list(calls)
         try:
             try:
-                self._run(source, output.fileno(), hidden, pending, deadline, result)
+                self._run(source, output.fileno(), hidden, pending, _Budget(lim, self._groups), result)
             except SandboxError:
                 if not self._server_died():
                     raise  # a live server that misbehaves is our bug, not the submission's
@@ -271,7 +316,7 @@ class Sandbox:
         output: int,
         hidden: list[str],
         pending: list[Frame],
-        deadline: float,
+        budget: _Budget,
         result: RunResult,
     ) -> None:
         lim = self.limits
@@ -280,8 +325,7 @@ class Sandbox:
         while True:
             child = self._spawn(source, output, hidden)
             try:
-                load_deadline = min(time.monotonic() + lim.load_s, deadline)
-                load, failure = self._receive(child, load_deadline, None, _LOAD_BOUNDS)
+                load, failure = self._answer(child, budget, lim.load_s, "importing", _LOAD_BOUNDS)
                 if failure is None and load.kind not in ("loaded", "load_error"):
                     failure = Failure("protocol_error", f"expected a 'loaded' frame, got {load.kind!r}")
                 if failure is not None:
@@ -309,7 +353,7 @@ class Sandbox:
                     call = pending[0]
                     call_id = call.meta["id"]
                     # The clock starts when the previous answer is in: that is when the child starts this one.
-                    reply, failure = self._call(child, call, min(time.monotonic() + lim.call_s, deadline))
+                    reply, failure = self._call(child, call, budget)
                     pending.pop(0)
                     if failure is None:
                         result.reply_bytes += frame_bytes(reply)
@@ -327,11 +371,9 @@ class Sandbox:
                         # Stopped at its first resource failure: named once, the same way every run.
                         _fail_all(result, pending, failure, "not run: the submission was stopped")
                         return
-                    if restarts >= lim.max_restarts or time.monotonic() >= deadline:
+                    if restarts >= lim.max_restarts or budget.spent():
                         why = "not run: gave up after the child failed " + (
-                            f"{restarts + 1} times"
-                            if time.monotonic() < deadline
-                            else "and the submission deadline passed"
+                            f"{restarts + 1} times" if not budget.spent() else "and the submission's time was spent"
                         )
                         _fail_all(result, pending, failure, why)
                         return
@@ -359,23 +401,48 @@ class Sandbox:
             os.close(in_r)
             os.close(out_w)
         os.set_blocking(in_w, False)  # our end only: a child that stops reading must not block us
-        child = _Child(reply["pid"], in_w, out_r)
+        child = _Child(reply["pid"], in_w, out_r, self._groups.oom_kills() if self._groups else 0)
         if reply.get("error"):
             # Our failure, not the submission's: never let it read as a student's process_exit.
             self._finish(child)
             raise SandboxError(f"the sandbox could not prepare a child: {reply['error']}")
         return child
 
-    def _call(self, child: _Child, call: Frame, deadline: float) -> tuple[Frame | None, Failure | None]:
-        """Wait for this call's reply, writing later calls ahead meanwhile: the child still
-        answers one call at a time, but never waits for us between two of them."""
+    def _call(self, child: _Child, call: Frame, budget: _Budget) -> tuple[Frame | None, Failure | None]:
+        reply, failure = self._answer(child, budget, self.limits.call_s, "the call", reply_bounds(call, self.limits))
+        if failure is None and (reply.kind != "reply" or reply.meta.get("id") != call.meta["id"]):
+            failure = self._kill(child, "protocol_error", f"expected the reply to call {call.meta['id']!r}")
+        return reply, failure
+
+    def _answer(
+        self, child: _Child, budget: _Budget, cpu_s: float, what: str, bounds: Bounds
+    ) -> tuple[Frame | None, Failure | None]:
+        """Wait for the child's next frame, writing later calls ahead meanwhile (the child still
+        answers one call at a time, but never waits for us between two of them). It may spend
+        `cpu_s` seconds of CPU time; the wall clock only backs that up."""
+        start_cpu = budget.cpu(child)
+        measured = start_cpu is not None
+        start = time.monotonic()
+        wall_s = cpu_s * self.limits.wall_factor if measured else cpu_s
+        end = min(start + wall_s, budget.wall_end)
+        # One message whichever clock ran out first, so the same file gets the same report on any machine.
+        stopped = (f"no answer while {what}: stopped at its limit of {cpu_s:g} s of CPU time"
+                   + (f" ({wall_s:g} s of wall clock)" if measured else " (wall clock)"))
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                limit = self.limits.call_s
-                return None, self._kill(child, "timeout", f"no answer within {limit:g} s (wall clock)")
+            now = time.monotonic()
+            if now >= end:
+                if end < start + wall_s:
+                    return None, self._kill(child, "timeout", self._spent_message())
+                return None, self._kill(child, "timeout", stopped)
+            if measured:
+                used = budget.cpu(child)
+                if used is not None and used - start_cpu >= cpu_s:
+                    return None, self._kill(child, "timeout", stopped)
+                if budget.spent():
+                    return None, self._kill(child, "timeout", self._spent_message())
             writing = [child.inbox] if child.sent < len(child.stream) else []
-            readable, writable, _ = select.select([child.outbox], writing, [], left)
+            wait = min(end - now, _POLL_S) if measured else end - now
+            readable, writable, _ = select.select([child.outbox], writing, [], wait)
             if writable:
                 try:
                     child.sent += os.write(child.inbox, child.stream[child.sent : child.sent + (1 << 16)])
@@ -385,19 +452,11 @@ class Sandbox:
                     child.sent = len(child.stream)  # it is gone: the reply pipe will say how
             if readable:
                 break
-        reply, failure = self._receive(child, deadline, call.meta["id"], reply_bounds(call, self.limits))
-        if failure is None and (reply.kind != "reply" or reply.meta.get("id") != call.meta["id"]):
-            failure = self._kill(child, "protocol_error", f"expected the reply to call {call.meta['id']!r}")
-        return reply, failure
-
-    def _receive(
-        self, child: _Child, deadline: float, call_id: str | None, bounds: Bounds
-    ) -> tuple[Frame | None, Failure | None]:
         try:
-            return read_frame(child.outbox, deadline, bounds=bounds), None
+            # The frame has begun: the rest of it must follow before the wall-clock backstop.
+            return read_frame(child.outbox, end, bounds=bounds), None
         except TimeoutError:
-            limit = self.limits.load_s if call_id is None else self.limits.call_s
-            return None, self._kill(child, "timeout", f"no answer within {limit:g} s (wall clock)")
+            return None, self._kill(child, "timeout", f"a partial frame while {what}, never finished (wall clock)")
         except EOFError:
             return None, self._kill(child, "process_exit", "the process went away", grace_s=_EXIT_GRACE_S)
         except WireError as exc:
@@ -407,9 +466,17 @@ class Sandbox:
                 child, "protocol_error", f"unreadable result frame ({type(exc).__name__})"
             )
 
+    def _spent_message(self) -> str:
+        lim = self.limits
+        return (f"the submission's time ran out: {lim.submission_s:g} s of CPU time"
+                f" ({lim.submission_s * lim.wall_factor:g} s of wall clock)")
+
     def _kill(self, child: _Child, kind: str, message: str, grace_s: float = 0.0) -> Failure:
         """Kill the child; let the way it ended refine the reason (CPU limit, kernel kill, exit code)."""
         ended = self._reap(child, grace_s)
+        if self._groups is not None and self._groups.oom_kills() > child.oom_kills:
+            # The kernel's OOM killer ended something of this submission: that names it, however it showed.
+            return Failure("memory_limit", "killed by the kernel for using more memory than the sandbox allows")
         if ended is None or ended.killed_by_us:
             return Failure(kind, message)
         if ended.signal == signal.SIGXCPU or (ended.cpu_s or 0) >= self.limits.cpu_s:

@@ -1,6 +1,6 @@
 """Child-side hardening: everything a forked child does to itself before student code runs.
 
-Order matters and is fixed by `harden`: read the submission, enter namespaces, hide paths,
+Order matters and is fixed by `harden`: read the submission, join the slot's cgroups, enter namespaces, build a new root,
 build the scratch dir, arrange descriptors, set rlimits, drop privileges. Only the standard
 library is used here, so nothing from the (soon hidden) repository has to be imported.
 """
@@ -17,9 +17,21 @@ import sys
 from pathlib import Path
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV = 1, 2, 4
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MNT_DETACH = 2
+_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(os.uname().machine)
+# What a child's root holds: the system's programs and libraries, read-only; nothing else of the host.
+SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+# Private, size-capped scratch areas (tmpfs, charged to the child's memory cgroup); all else is read-only.
+SCRATCH_MOUNTS = {"tmp": "755", "var/tmp": "1777", "dev/shm": "1777", "run/lock": "1777"}
+SCRATCH_SIZE = "64m"
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 
 # Fixed descriptor numbers in the child: 0 /dev/null, 1 and 2 the output file.
@@ -48,53 +60,94 @@ def unshare(flags: int) -> None:
     _check(_libc.unshare(flags), "unshare")
 
 
+def setns(fd: int, flags: int) -> None:
+    _check(_libc.setns(fd, flags), "setns")
+
+
 def mount(source: str, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
     enc = [None if s is None else s.encode() for s in (source, target, fstype, data)]
     _check(_libc.mount(enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3]), f"mount {target}")
 
 
 def enter_namespaces() -> None:
-    """New mount and network namespaces; mounts made here never propagate back to the host."""
-    unshare(CLONE_NEWNS | CLONE_NEWNET)
+    """New mount, network, IPC and UTS namespaces (the PID namespace was chosen by the zygote
+    before the fork); mounts made here never propagate back to the host, and SysV IPC objects
+    die with the last process of the namespace."""
+    unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
     mount("none", "/", None, MS_REC | MS_PRIVATE)
+
+
+def _bind(fd: int, target: str, *, readonly: bool = True) -> None:
+    mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
+    if readonly:
+        mount("none", target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _pivot_root(new: str, old: str) -> None:
+    if _SYS_PIVOT_ROOT is None:
+        raise OSError("pivot_root: unknown architecture")
+    _check(_libc.syscall(_SYS_PIVOT_ROOT, new.encode(), old.encode()), "pivot_root")
+
+
+def new_root(keep: list[str], *, proc: bool = True) -> None:
+    """Replace the child's view of the filesystem by a fresh root that holds only the system's
+    programs and libraries and the kept paths (the interpreter and its packages), all
+    read-only, a new /proc for its PID namespace, a minimal /dev, and private size-capped
+    scratch areas. Nothing else of the host exists in it: no repository, no submissions, no
+    rubric, no output folder, no platform metadata, and the mount table (/proc/self/mountinfo)
+    lists only what is bound in. The old root is detached, so no path leads back to it."""
+    handles: list[tuple[str, int]] = []  # (path inside the new root, O_PATH handle), taken first
+    links: list[tuple[str, str]] = []
+    for name in SYSTEM_DIRS:
+        path = f"/{name}"
+        if os.path.islink(path):
+            links.append((name, os.readlink(path)))
+        elif os.path.isdir(path):
+            handles.append((name, os.open(path, os.O_PATH)))
+    covered = [Path(f"/{name}") for name, _ in handles]
+    kept = sorted({Path(os.path.realpath(k)) for k in keep if os.path.exists(k)})
+    for k in _outermost(kept):
+        if not any(c == k or c in k.parents for c in covered):
+            handles.append((str(k).lstrip("/"), os.open(k, os.O_PATH)))
+    devices = [(d, os.open(f"/dev/{d}", os.O_PATH)) for d in DEVICES if os.path.exists(f"/dev/{d}")]
+    # The new root is built on a tmpfs over /tmp: the host's /tmp is already out of sight below it.
+    root = "/tmp"
+    mount("sandbox-root", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=755")
+    for name, fd in handles:
+        target = f"{root}/{name}"
+        os.makedirs(target, mode=0o755, exist_ok=True)
+        _bind(fd, target)
+        os.close(fd)
+    for name, dest in links:
+        os.symlink(dest, f"{root}/{name}")
+    os.makedirs(f"{root}/dev", mode=0o755)
+    mount("sandbox-dev", f"{root}/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,nr_inodes=64,mode=755")
+    for name, fd in devices:
+        open(f"{root}/dev/{name}", "w").close()
+        _bind(fd, f"{root}/dev/{name}", readonly=False)
+        os.close(fd)
+    for name, dest in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                       ("stderr", "/proc/self/fd/2")):
+        os.symlink(dest, f"{root}/dev/{name}")
+    for name, mode in SCRATCH_MOUNTS.items():
+        target = f"{root}/{name}"
+        os.makedirs(target, mode=0o755, exist_ok=True)
+        mount("sandbox-scratch", target, "tmpfs", MS_NOSUID | MS_NODEV,
+              f"size={SCRATCH_SIZE},nr_inodes=4096,mode={mode}")
+    if proc:
+        os.makedirs(f"{root}/proc", mode=0o555)
+        mount("proc", f"{root}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    os.makedirs(f"{root}/.old")
+    _pivot_root(root, f"{root}/.old")
+    os.chdir("/")
+    _check(_libc.umount2(b"/.old", MNT_DETACH), "umount /.old")
+    os.rmdir("/.old")
+    # The root itself read-only: the child writes only in its scratch areas.
+    mount("none", "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
 def _outermost(paths: list[Path]) -> list[Path]:
     return [p for p in paths if not any(q in p.parents for q in paths)]
-
-
-def _cover(target: Path, inside: list[Path], options: str = "size=64k,nr_inodes=256,mode=755") -> None:
-    """Replace `target` by an empty tmpfs (a file by /dev/null) and bind back only the kept
-    directories `inside` it: two mounts for a whole checkout instead of one per entry."""
-    if not target.is_dir():
-        mount("/dev/null", str(target), None, MS_BIND)
-        return
-    handles = [(k, os.open(k, os.O_PATH)) for k in inside]  # taken before the cover hides them
-    mount("sandbox-cover", str(target), "tmpfs", MS_NOSUID | MS_NODEV, options)
-    for k, fd in handles:
-        os.makedirs(k, mode=0o755, exist_ok=True)
-        mount(f"/proc/self/fd/{fd}", str(k), None, MS_BIND | MS_REC)
-        os.close(fd)
-
-
-def hide(targets: list[str], keep: list[str]) -> None:
-    """Cover every target, except the kept paths (the interpreter, the venv) inside them."""
-    kept = [Path(os.path.realpath(k)) for k in keep if os.path.exists(k)]
-    for raw in targets:
-        target = Path(os.path.realpath(raw))
-        if not os.path.lexists(target) or target in kept:
-            continue
-        _cover(target, _outermost([k for k in kept if target in k.parents]))
-
-
-def private_tmp(keep: list[str]) -> None:
-    """Fresh /tmp and /dev/shm; a kept path below them (a checkout in /tmp, say) is bound back in."""
-    kept = [Path(os.path.realpath(k)) for k in keep if os.path.exists(k)]
-    # /tmp root-owned 755: the child writes only in its scratch dir below it.
-    for d, mode in (("/tmp", "755"), ("/dev/shm", "1777")):
-        if os.path.isdir(d):
-            inside = _outermost([k for k in kept if Path(d) in k.parents])
-            _cover(Path(d), inside, f"size=64m,mode={mode}")
 
 
 def _closed_ancestor(path: Path) -> Path | None:
@@ -108,20 +161,6 @@ def _closed_ancestor(path: Path) -> Path | None:
 def blocked_keep_paths(keep: list[str]) -> list[str]:
     """Kept paths the slot uid could not reach, e.g. a pyenv interpreter under /root."""
     return [k for k in keep if os.path.exists(k) and _closed_ancestor(Path(os.path.realpath(k)))]
-
-
-def expose(keep: list[str]) -> None:
-    """Make every kept path reachable by the slot uid: cover a closed ancestor (say /root)
-    with a 755 tmpfs and bind the kept path back into it. The rest of the ancestor stays hidden."""
-    groups: dict[Path, list[Path]] = {}
-    for k in _outermost(sorted({Path(os.path.realpath(k)) for k in keep if os.path.exists(k)})):
-        closed = _closed_ancestor(k)
-        if closed is not None:
-            groups.setdefault(closed, []).append(k)
-    for closed, paths in groups.items():
-        if closed in paths:
-            continue  # the kept directory itself is closed: nothing outside it to open
-        _cover(closed, paths)
 
 
 def read_source(fd: int, cap: int) -> bytes:
@@ -250,16 +289,29 @@ def drop_privileges(uid: int) -> None:
         raise OSError("could not drop privileges")
 
 
-def probe_namespaces() -> bool:
-    """In a throwaway child: can we unshare and make mounts private? (root in a container: yes)."""
+def probe_namespaces(keep: list[str]) -> bool:
+    """In a throwaway child, the whole sequence a sandboxed child goes through: a new PID
+    namespace, then mount, network, IPC and UTS namespaces and a new root. All or nothing."""
     if _libc is None or os.geteuid() != 0:
         return False
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
-            enter_namespaces()
-            code = 0
+            own = os.open("/proc/self/ns/pid", os.O_RDONLY)
+            unshare(CLONE_NEWPID)
+            inner = os.fork()
+            if inner == 0:
+                inner_code = 1
+                try:
+                    enter_namespaces()
+                    new_root(keep)
+                    inner_code = 0 if os.getpid() == 1 and os.path.exists(sys.executable) else 1
+                finally:
+                    os._exit(inner_code)
+            setns(own, CLONE_NEWPID)
+            _, status = os.waitpid(inner, 0)
+            code = 0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 1
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)

@@ -20,13 +20,19 @@ class Limits(BaseModel):
     """Per-child limits. Wall-clock deadlines are enforced by the grader, the rest by the kernel."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    call_s: float = Field(3.0, gt=0, description="Wall-clock deadline for one call's reply.")
-    load_s: float = Field(5.0, gt=0, description="Wall-clock deadline for importing the submission.")
-    submission_s: float = Field(30.0, gt=0, description="Wall-clock deadline for the whole submission.")
+    call_s: float = Field(3.0, gt=0, description="CPU seconds for one call's reply (wall clock where CPU time "
+                          "cannot be measured).")
+    load_s: float = Field(5.0, gt=0, description="CPU seconds for importing the submission (the same).")
+    submission_s: float = Field(30.0, gt=0, description="CPU seconds for the whole submission, every process "
+                                "it starts included (with cgroups; otherwise a wall-clock deadline).")
+    wall_factor: float = Field(5.0, ge=1, description="Wall-clock backstops are this many times the CPU "
+                               "budgets: they stop a child that waits without computing.")
+    cpus: float = Field(1.0, gt=0, description="Cores a submission's processes may use together (cgroup quota).")
     cpu_s: int = Field(10, ge=1, description="RLIMIT_CPU soft limit per child (hard = soft + 1).")
     # The forked torch process already maps ~0.65 GiB (VmSize, measured); headroom comes on top of it.
     memory_headroom_bytes: int = Field(
-        3 * GiB, ge=64 * MiB, description="RLIMIT_AS above the zygote's VmSize."
+        3 * GiB, ge=64 * MiB, description="RLIMIT_AS above the zygote's VmSize; with cgroups also the "
+        "memory all the submission's processes may add together."
     )
     nproc: int = Field(32, ge=1, description="RLIMIT_NPROC: tasks (processes and threads) for the slot uid.")
     nofile: int = Field(256, ge=16, description="RLIMIT_NOFILE.")

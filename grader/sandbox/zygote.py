@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from grader.sandbox import harden
+from grader.sandbox.cgroups import SlotGroups
 from grader.sandbox.framing import LENGTH, length_of, prefixed
 from grader.sandbox.models import Limits
 from grader.vocabulary import Isolation
@@ -104,9 +105,11 @@ def recv(sock: socket.socket, maxfds: int = 0) -> tuple[dict[str, Any] | None, l
 
 class Zygote:
     def __init__(
-        self, sock: socket.socket, runner: str, hidden: list[str], keep: list[str], uid: int, isolate: bool
+        self, sock: socket.socket, runner: str, hidden: list[str], keep: list[str], uid: int, isolate: bool,
+        groups: dict[str, str] | None = None,
     ) -> None:
         self.sock = sock
+        self.groups = SlotGroups(groups) if groups else None
         self.hidden = hidden
         self.keep = keep
         self.uid = uid
@@ -115,7 +118,9 @@ class Zygote:
         self.dying: set[int] = set()
         self.ready_fd: int | None = None  # in a child, until it is hardened
         self.serve = _load_runner(runner)
-        self.namespaces = isolate and harden.probe_namespaces()
+        self.namespaces = isolate and harden.probe_namespaces(keep)
+        # Each child is PID 1 of a new PID namespace: nothing it starts outlives it, and it sees no other process.
+        self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if self.namespaces else None
         # Without namespaces a dropped uid must still reach the interpreter (not so under /root).
         self.root = isolate and os.geteuid() == 0 and (self.namespaces or not harden.blocked_keep_paths(keep))
         self.isolation = (
@@ -171,7 +176,14 @@ class Zygote:
         if not self.namespaces:
             scratch = tempfile.mkdtemp(prefix=f"grader-sandbox-{os.getpid()}-{self.runs}-")
         ready_r, ready_w = os.pipe()
-        pid = os.fork()
+        if self.own_pid_ns is not None:
+            harden.unshare(harden.CLONE_NEWPID)  # for the next fork only: we go back right after it
+        pid = -1
+        try:
+            pid = os.fork()
+        finally:
+            if self.own_pid_ns is not None and pid != 0:
+                harden.setns(self.own_pid_ns, harden.CLONE_NEWPID)
         if pid == 0:
             code = 70
             self.ready_fd = ready_w
@@ -203,11 +215,11 @@ class Zygote:
             os.write(output, f"sandbox: {exc}\n".encode())
             raise
         uid = None
+        if self.groups is not None:
+            self.groups.join()  # before the new root: /sys is out of sight after it
         if self.namespaces:
             harden.enter_namespaces()
-            harden.hide(self.hidden + req.hidden, self.keep)
-            harden.expose(self.keep)
-            harden.private_tmp(self.keep)
+            harden.new_root(self.keep)
         if self.root:
             uid = self.uid
         path = harden.make_scratch(scratch, source, uid)
@@ -409,7 +421,8 @@ def main() -> None:
     _warm_up(torch)
     gc.freeze()  # the children's collections then leave the shared pages alone (no copy-on-write)
     sock = socket.socket(fileno=config["fd"])
-    Zygote(sock, config["runner"], config["hidden"], config["keep"], config["uid"], config["isolate"]).loop()
+    Zygote(sock, config["runner"], config["hidden"], config["keep"], config["uid"], config["isolate"],
+           config.get("groups")).loop()
 
 
 if __name__ == "__main__":

@@ -85,3 +85,44 @@ def leftover_processes(sb: Sandbox) -> list[int]:
             if int(stat[stat.rfind(b")") + 2 :].split()[1]) == sb.zygote_pid:
                 out.append(int(name))
     return out
+
+
+def owned_by(uid: int) -> list[str]:
+    """Everything on the host owned by `uid`: files in the shared writable folders, SysV IPC
+    objects, processes. After a sandbox's run, nothing may be owned by its slot uid."""
+    found = []
+    for folder in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue"):
+        for root, dirs, files in os.walk(folder):
+            for name in dirs + files:
+                path = os.path.join(root, name)
+                try:
+                    if os.lstat(path).st_uid == uid:
+                        found.append(f"file {path}")
+                except OSError:
+                    continue
+    for kind in ("shm", "msg", "sem"):
+        try:
+            header, *rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+        except OSError:
+            continue
+        column = header.split().index("uid")
+        found += [f"sysv {kind} {row.split()[1]}" for row in rows if int(row.split()[column]) == uid]
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                status = Path(f"/proc/{name}/status").read_text()
+            except OSError:
+                continue
+            uids = next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1:]
+            if str(uid) in uids:
+                found.append(f"process {name}")
+    return found
+
+
+def left_behind(uid: int, within_s: float = 5.0) -> list[str]:
+    """owned_by(uid) once the zygote has reaped the last child (it does so while the grader
+    checks the replies): [] as soon as everything is gone, else what remains after `within_s`."""
+    end = time.monotonic() + within_s
+    while (found := owned_by(uid)) and time.monotonic() < end:
+        time.sleep(0.05)
+    return found

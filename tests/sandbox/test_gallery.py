@@ -77,8 +77,9 @@ def test_os_exit_in_call_fails_each_call_and_gives_up(sandbox):
 # -- hangs --------------------------------------------------------------------------------
 def test_infinite_loop_times_out(sandbox):
     res = sandbox.run(gallery("infinite_loop"), attention_calls(1))
-    assert res.failures["c0"].kind == "timeout"
-    assert res.wall_s < TEST_LIMITS.call_s + 2.0  # generous: the machine is shared
+    assert res.failures["c0"].kind == "timeout" and "stopped at its limit" in res.failures["c0"].message
+    # CPU time ends it, however busy the machine; the wall clock is only a backstop.
+    assert res.wall_s < TEST_LIMITS.call_s * TEST_LIMITS.wall_factor + 5.0
     assert_healthy(sandbox)
 
 
@@ -92,7 +93,9 @@ def test_submission_deadline_caps_many_hanging_calls(sandbox):
     # Restarts stop at two: four hanging calls cost three call deadlines, not four.
     res = sandbox.run(gallery("infinite_loop"), attention_calls(4))
     assert _failure_kinds(res) == {"timeout"} and len(res.failures) == 4
-    assert res.wall_s < 3 * TEST_LIMITS.call_s + 2.0
+    # Stopped at its first resource failure: one call's budget, the others never run.
+    assert sum("stopped" in f.message for f in res.failures.values()) == 4
+    assert sum("not run" in f.message for f in res.failures.values()) == 3
 
 
 @needs_namespaces
@@ -388,7 +391,7 @@ def test_gallery_earns_nothing_through_grading(name, sandbox, grading, tmp_path)
 def test_killing_the_server_is_survived(sandbox, open_sandbox):
     if sandbox.isolation == "namespaces+uid":
         res = sandbox.run(gallery("kill_parent"), attention_calls(1))
-        assert "REFUSED PermissionError" in res.output and res.replies["c0"].meta["ok"] is True
+        assert "REFUSED: no parent in sight" in res.output and res.replies["c0"].meta["ok"] is True
     # The control: unisolated (root here), the kill lands, and the sandbox recovers.
     old = open_sandbox.zygote_pid
     res = open_sandbox.run(gallery("kill_parent"), attention_calls(2))
@@ -399,13 +402,13 @@ def test_killing_the_server_is_survived(sandbox, open_sandbox):
 
 
 def test_cpu_rlimit_names_a_timeout(capsys):
-    # A wall-clock deadline longer than the CPU limit: RLIMIT_CPU (SIGXCPU) must end it first.
+    # A call budget longer than the CPU rlimit: RLIMIT_CPU (SIGXCPU) must end it first.
     limits = Limits(call_s=6.0, load_s=3.0, submission_s=10.0, cpu_s=1)
     with Sandbox(limits=limits, isolate=False) as sb:
         res = sb.run(gallery("infinite_loop"), attention_calls(1))
     failure = res.failures["c0"]
+    # Named by the kernel's CPU limit, not by a wall clock: how busy the machine is changes nothing.
     assert failure.kind == "timeout" and "CPU time limit" in failure.message
-    assert res.wall_s < 4.0
     # Unisolated, the one-line warning says what is not enforced.
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "rlimits-only" in err[0] and "can read every file" in err[0]
