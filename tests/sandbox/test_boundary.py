@@ -10,7 +10,6 @@ import pytest
 from sandbox_kit import REFERENCE, TEST_LIMITS, attention_calls, gallery
 
 from grader import grade
-from grader.checks.evaluators import EVALUATORS
 from grader.sandbox import Sandbox
 
 MiB = 1 << 20
@@ -78,24 +77,18 @@ def test_zero_width_outputs_are_graded_and_the_class_run_goes_on(sandbox):
 
 
 def test_a_failure_while_judging_is_that_files_report(sandbox, monkeypatch):
-    def broken(obs, tol):
+    def broken(obs, *args, **kwargs):
         if "bomb" in obs.source:
             raise ZeroDivisionError("planted")
-        return original(obs, tol)
+        return original(obs, *args, **kwargs)
 
-    original = EVALUATORS["worked_example"]
-    monkeypatch.setitem(EVALUATORS, "worked_example", broken)
-    monkeypatch.setattr(grade, "_evaluate", lambda cid, obs, rubric: _unguarded(cid, obs, rubric))
+    original = grade.diagnose
+    monkeypatch.setattr(grade, "diagnose", broken)
     reports = grade.grade_files([gallery("bomb_marker"), REFERENCE], sandboxes=[sandbox])
     first, second = reports
     assert first.status == "grader_error" and "ZeroDivisionError" in first.error and first.score == 0
     assert first.checks and {c.status for c in first.checks} <= {"error", "skipped"}
     assert second.status == "graded" and second.score == second.max_score
-
-
-def _unguarded(check_id, obs, rubric):
-    """_evaluate without its own per-check guard, so the planted failure reaches the per-file guard."""
-    return EVALUATORS[check_id](obs, lambda dtype: rubric.tolerance(check_id, dtype))
 
 
 def test_static_check_reads_the_text_python_runs():
