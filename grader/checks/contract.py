@@ -171,11 +171,13 @@ def forbidden_api(obs: Observations, tol: TolFn) -> CheckOutcome:
     static = static_forbidden(obs.source, obs.forbidden)
     cases.check(not static, f"The source uses {', '.join(static)}. The exercise is to write the scores, the mask, "
                 "the softmax and the weighted sum yourself.", "hand-written attention", ", ".join(static))
-    tripped = [(pid, r) for pid, r in obs.replies.items() if r.error_type == "ForbiddenAPI"]
+    # Refused at run time, or attempted and the refusal caught: both are uses (meta "fused", from the dispatcher).
+    tripped = [(pid, r) for pid, r in obs.replies.items() if r.error_type == "ForbiddenAPI" or r.meta.get("fused")]
     if tripped:
         pid, first = tripped[0]
+        what = first.error or f"tried {', '.join(first.meta['fused'])} and caught the refusal"
         cases.fail(f"At run time the submission called PyTorch's ready-made attention on {len(tripped)} of "
-                   f"{len(obs.replies)} calls (first on probe {pid}: {first.error}). Those calls were stopped, so "
+                   f"{len(obs.replies)} calls (first on probe {pid}: {what}). Those calls were stopped, so "
                    "every check that needs them earns nothing: that is the rubric's policy for attention not "
                    "written by hand.", "no call", f"{len(tripped)} calls")
     else:

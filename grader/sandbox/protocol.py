@@ -43,6 +43,7 @@ class ReplyMeta(_Meta):
     grad_missing: list[str] = []
     n_params: int | None = None
     layers: dict[str, LayerInfo] = {}
+    fused: list[str] = Field(default=[], max_length=64)  # fused attention operators the call attempted
 
 
 def parse(model: type[_Meta], meta: object) -> _Meta | None:

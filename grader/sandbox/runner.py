@@ -8,9 +8,13 @@ Verdicts are never formed here: a reply only reports what the submission returne
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import importlib.util
 import sys
 import traceback
+import types
+import warnings
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
@@ -32,15 +36,26 @@ class ReturnContractError(TypeError):
     """The submission returned something other than (out, weights) as plain tensors."""
 
 
+_FORBIDDEN_MARK = "is not allowed here: write the attention computation yourself"
+# The ready-made attention operators that ran (were attempted) since the runner last looked.
+FUSED_SEEN: list[str] = []
+
+
 def _forbid(name: str):
     def tripwire(*args, **kwargs):
-        raise ForbiddenAPIError(f"{name} is not allowed here: write the attention computation yourself")
+        FUSED_SEEN.append(name)
+        raise ForbiddenAPIError(f"{name} {_FORBIDDEN_MARK}")
 
     return tripwire
 
 
 # Every public and private door to PyTorch's fused attention, not only the documented one.
 _FORBIDDEN_PARTS = ("scaled_dot_product", "multi_head_attention_forward")
+# At the dispatcher, every operator that computes attention in one piece, whichever door led to it:
+# a private module, an operator namespace loaded later, a JIT lookup, a saved builtin.
+_FUSED_OPERATOR_PARTS = ("scaled_dot_product", "multi_head_attention", "flash_attention", "efficient_attention",
+                         "cudnn_attention", "_transformer_encoder_layer", "_fused_sdp", "_triton_")
+_KERNEL_KEYS = ("CPU", "CompositeImplicitAutograd", "CompositeExplicitAutograd", "Autograd")
 
 
 def _doors() -> list[tuple[object, str]]:
@@ -50,15 +65,67 @@ def _doors() -> list[tuple[object, str]]:
     return [*doors, (nn.MultiheadAttention, "forward")]
 
 
+@functools.cache
+def fused_operators() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(operator, the dispatch keys it has a kernel for), computed once (in the zygote, before any fork)."""
+    names = sorted(n for n in torch._C._dispatch_get_all_op_names()
+                   if n.startswith("aten::") and any(p in n for p in _FUSED_OPERATOR_PARTS))
+    return tuple((n, tuple(k for k in _KERNEL_KEYS if torch._C._dispatch_has_kernel_for_dispatch_key(n, k)))
+                 for n in names)
+
+
+def _override_kernels():
+    """Register a kernel that records and refuses in front of every fused attention operator.
+    Returns the registration: dropping it restores PyTorch's own kernels."""
+    lib = torch._C._dispatch_library("IMPL", "aten", "", __file__, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "overriding a previously registered kernel": that is the point
+        for name, keys in fused_operators():
+            for key in keys:
+                lib.impl(name.split("::", 1)[1], key, _forbid(name), False)
+    return lib
+
+
+def _neuter(func: types.FunctionType, name: str) -> None:
+    """Turn a Python function into its own tripwire in place, so every reference to it (one a
+    gc walk finds, one saved before) raises too. Its globals are torch's: only builtins used."""
+    if func.__code__.co_freevars:
+        return  # a closure cannot take a code without free variables; the setattr door still holds
+    scope: dict[str, Any] = {}
+    exec(compile(f"def tripwire(*args, **kwargs):\n    raise RuntimeError({f'{name} {_FORBIDDEN_MARK}'!r})\n",
+                 "<tripwire>", "exec"), scope)
+    func.__code__ = scope["tripwire"].__code__
+    func.__defaults__ = func.__kwdefaults__ = None
+
+
+def seal() -> None:
+    """In a child, for good: every door to fused attention raises, and nothing keeps an
+    original the submission could find. Builtins are replaced and, below them, the dispatcher's
+    kernels are overridden by a registration nothing in Python refers to (held by one leaked
+    reference, untracked by gc); Python functions are neutered in place."""
+    for owner, attr in _doors():
+        original = getattr(owner, attr)
+        label = f"{getattr(owner, '__name__', owner)}.{attr}"
+        if isinstance(original, types.FunctionType):
+            _neuter(original, label)
+        setattr(owner, attr, _forbid(label))
+    lib = _override_kernels()
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(lib))  # never released: the override lives as long as the child
+    del lib
+
+
 @contextlib.contextmanager
 def tripwires() -> Iterator[None]:
-    """Replace the ready-made attention entry points for the duration (forever, in a child)."""
+    """The same doors, closed for the duration and restored after: for trusted code run in the
+    grader's own process (the catalogue), which must find PyTorch intact afterwards."""
     saved = [(owner, attr, getattr(owner, attr)) for owner, attr in _doors()]
     for owner, attr, _ in saved:
         setattr(owner, attr, _forbid(f"{getattr(owner, '__name__', owner)}.{attr}"))
+    lib = _override_kernels()
     try:
         yield
     finally:
+        del lib
         for owner, attr, original in saved:
             setattr(owner, attr, original)
 
@@ -73,7 +140,7 @@ def _describe(exc: BaseException) -> dict[str, Any]:
     mro = [c.__name__ for c in type(exc).__mro__][:12]
     if isinstance(exc, RuntimeError) and ("allocate" in message or "out of memory" in message):
         kind = "MemoryError"
-    if isinstance(exc, ForbiddenAPIError):
+    if isinstance(exc, ForbiddenAPIError) or _FORBIDDEN_MARK in message:
         kind = "ForbiddenAPI"
     if isinstance(exc, ReturnContractError):
         kind = "WrongReturnType"
@@ -213,11 +280,15 @@ def answer(module: ModuleType, call: Frame) -> Frame:
     # A submission that draws random numbers still gets the same report. Only the CPU generator:
     # torch.manual_seed also queues a CUDA seed, formatting the whole stack on every call.
     torch.random.default_generator.manual_seed(0)
+    FUSED_SEEN.clear()
     try:
         tensors, extra = _TARGETS[call.meta["target"]](module, call)
-        return Frame("reply", meta | {"ok": True} | extra, tensors)
+        frame = Frame("reply", meta | {"ok": True} | extra, tensors)
     except BaseException as exc:  # noqa: BLE001 - SystemExit inside a call is the student's, not ours
-        return Frame("reply", meta | _describe(exc))
+        frame = Frame("reply", meta | _describe(exc))
+    if FUSED_SEEN:  # attempted even if it caught the refusal: the attempt is what forbidden_api judges
+        frame.meta["fused"] = sorted(set(FUSED_SEEN))[:16]
+    return frame
 
 
 def encoded_answer(module: ModuleType, call: Frame) -> bytes:
@@ -231,14 +302,14 @@ def encoded_answer(module: ModuleType, call: Frame) -> bytes:
 
 
 def serve(source_path: str, inbox: int, outbox: int) -> None:
-    """Child main loop: load, then one reply per call until an `end` frame."""
-    with tripwires():
-        module, loaded = load_module(source_path)
-        write_frame(outbox, loaded)
-        if module is None:
+    """Child main loop: seal the doors to fused attention, load, then one reply per call until an `end` frame."""
+    seal()
+    module, loaded = load_module(source_path)
+    write_frame(outbox, loaded)
+    if module is None:
+        return
+    while True:
+        call = read_frame(inbox)
+        if call.kind == "end":
             return
-        while True:
-            call = read_frame(inbox)
-            if call.kind == "end":
-                return
-            write_all(outbox, encoded_answer(module, call))
+        write_all(outbox, encoded_answer(module, call))
