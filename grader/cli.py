@@ -75,10 +75,10 @@ def _grade(args) -> int:
     _write_extras([(r.report, r.report_name) for r in run.results if r.report is not None], args.html,
                   args.markdown, single=False, audience="instructor")
     if args.gradescope and reports:
+        from grader.paths import atomic_write_text  # 0600, like every report
         from grader.report.gradescope import to_gradescope
 
-        Path(args.gradescope).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.gradescope).write_text(to_gradescope(reports[0]).model_dump_json(indent=1))
+        atomic_write_text(Path(args.gradescope), to_gradescope(reports[0]).model_dump_json(indent=1))
     if not args.json:
         _class_line(run, out, shard)
     return 1 if run.summary.grader_errors else 0

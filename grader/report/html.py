@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+from grader.paths import atomic_write_text
 from grader.report.models import CheckReport, Report
 from grader.report.plots import heatmap_png, row_change_png
 from grader.report.view import (
@@ -150,6 +151,5 @@ def render_html(report: Report, *, audience: Audience = "student") -> str:
 def write_html(report: Report, path: Path, *, audience: Audience = "student") -> Path:
     """`check --html PATH`; for `grade --html DIR` pass DIR / report_filename(report.submission, ".html")."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(report, audience=audience), encoding="utf-8")
+    atomic_write_text(path, render_html(report, audience=audience))  # 0600: a report is its student's alone
     return path

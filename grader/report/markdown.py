@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from grader.paths import atomic_write_text
 from grader.report.models import Heatmap, Report
 from grader.report.view import (
     STATUS_WORD,
@@ -124,6 +125,5 @@ def render_markdown(report: Report, *, audience: Audience = "student") -> str:
 def write_markdown(report: Report, path: Path, *, audience: Audience = "student") -> Path:
     """`check --markdown PATH`; for a batch pass DIR / report_filename(report.submission, ".md")."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_markdown(report, audience=audience), encoding="utf-8")
+    atomic_write_text(path, render_markdown(report, audience=audience))  # 0600: a report is its student's alone
     return path
