@@ -124,7 +124,9 @@ def judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Catal
     except Exception as exc:  # noqa: BLE001 - one file's failure is that file's report, never the batch's end
         where = traceback.extract_tb(exc.__traceback__)[-1]
         reason = f"{type(exc).__name__} in {Path(where.filename).name}:{where.lineno}: {exc}"[:500]
-        log.warning("could not judge %s: %s", executed.path, reason)
+        from grader.report.view import printable
+
+        log.warning("could not judge %s: %s", printable(str(executed.path)), printable(reason))
         return error_report(executed, rubric=rubric, audience=audience, reason=reason)
 
 

@@ -6,7 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from grader.report.markdown import md_code_block, md_escape
 from grader.report.models import Report
+from grader.report.view import printable
 from grader.vocabulary import Visibility
 
 
@@ -34,26 +36,31 @@ class GradescopeResults(BaseModel):
     tests: list[GradescopeTest]
 
 
+# Gradescope renders these fields as markdown (and its HTML): every string is escaped, numbers go
+# in a fenced block, so a student's error message cannot become a heading, an image or a link.
 def _output(check) -> str:
-    lines = [check.feedback]
+    lines = [md_escape(check.feedback)]
     if check.expected is not None or check.observed is not None:
-        lines.append(f"\n    expected: {check.expected}\n    observed: {check.observed}")
+        lines.append("\n" + md_code_block(f"expected: {check.expected}\nobserved: {check.observed}"))
     if check.section and check.status != "passed":
-        lines.append(f"\nReread: *{check.section}*")
+        lines.append(f"\nReread: *{md_escape(check.section)}*")
     if check.hint and check.status != "passed":
-        lines.append(f"\nHint: {check.hint}")
+        lines.append(f"\nHint: {md_escape(check.hint)}")
     return "\n".join(lines)
 
 
 def to_gradescope(report: Report) -> GradescopeResults:
-    diagnoses = "\n\n".join(f"**{d.title}.** {d.message} Reread *{d.section}*." for d in report.diagnoses)
+    diagnoses = "\n\n".join(f"**{md_escape(d.title)}.** {md_escape(d.message)} Reread *{md_escape(d.section)}*."
+                            for d in report.diagnoses)
+    if report.status == "grader_error":
+        diagnoses = f"The grader failed on this file: {md_escape(report.error or '')}"
     return GradescopeResults(
         score=report.score,
         output=diagnoses or "Every check passed.",
         execution_time=report.runtime.wall_s,
         tests=[
             GradescopeTest(
-                name=c.title, number=f"{i}", score=c.score, max_score=c.max_score,
+                name=printable(c.title), number=f"{i}", score=c.score, max_score=c.max_score,
                 status="passed" if c.status == "passed" else "failed", output=_output(c),
                 visibility=c.visibility, tags=[c.group, c.id],
             )

@@ -18,6 +18,7 @@ from grader.report.view import (
     fmt_number,
     headline,
     points_formatter,
+    printable,
     problems,
     shown_checks,
     truncate,
@@ -52,7 +53,7 @@ _STATUS_TEXT = {"passed": "\u2713 passed", "failed": "\u2717 failed", "error": "
 
 
 def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+    return escape(printable(str(text)), quote=True)  # bidi overrides cannot reorder what a reader sees
 
 
 def _img(b64: str, alt: str, kind: str) -> str:

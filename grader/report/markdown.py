@@ -14,6 +14,7 @@ from grader.report.view import (
     headline,
     leaked_cells,
     points_formatter,
+    printable,
     problems,
     shown_checks,
     truncate,
@@ -27,13 +28,14 @@ _MD_LEADING = re.compile(r"^(\s*(?:\d+)?)([#+=>.)-])")
 
 def md_escape(text: str) -> str:
     """Inline text: HTML entities first (GitHub renders raw HTML), then markdown punctuation."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
+    text = printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
     text = _MD_INLINE.sub(r"\\\1", text)
     return _MD_LEADING.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
 
 
 def md_code_block(text: str) -> str:
     """A fence longer than any backtick run inside, so student text cannot close it."""
+    text = printable(text)
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{text}\n{fence}"

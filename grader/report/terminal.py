@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import unicodedata
 
 from rich import box
 from rich.console import Console, Group
@@ -18,6 +17,7 @@ from grader.report.view import (
     Audience,
     headline,
     points_formatter,
+    printable,
     problems,
     shown_checks,
     truncate,
@@ -27,13 +27,6 @@ DETAILS = {"student": 3, "instructor": 0}  # a screenful; the HTML and markdown 
 TERMINAL_OUTPUT_LIMIT = 600  # the full printout is in the HTML report; a terminal only needs a taste
 _STYLE = {"passed": "green", "failed": "bold red", "error": "bold red", "skipped": "dim"}
 _SYMBOL = {"passed": "\u2713", "failed": "\u2717", "error": "!", "skipped": "-"}
-
-
-def printable(text: str) -> str:
-    """Student text may carry escape sequences; a report must not be able to drive the terminal."""
-    return "".join(
-        ch if ch in "\n\t" or unicodedata.category(ch) != "Cc" else f"\\x{ord(ch):02x}" for ch in text
-    )
 
 
 def _plain(console: Console) -> bool:
@@ -87,6 +80,8 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
     out: list[str] = [f"Attention check: {printable(report.submission)}",
                       f"Score: {fmt(report.score)} / {fmt(report.max_score)}",
                       printable(headline(report, checks, pictures=False)), ""]
+    if report.status == "grader_error":
+        out += [f"The grader failed on this file: {printable(report.error or '')}", ""]
     if report.diagnoses:
         top = report.diagnoses[0]
         out += [f"Diagnosis: {printable(top.title)}", f"  {printable(top.message)}",
@@ -120,6 +115,8 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
     total_style = "bold green" if not problems(checks) else "bold"
     console.print(Text.assemble(("Attention check: ", "bold"), printable(report.submission), "   ",
                                 (f"{fmt(report.score)} / {fmt(report.max_score)}", total_style)))
+    if report.status == "grader_error":
+        console.print(Text.assemble(("The grader failed on this file: ", "bold red"), printable(report.error or "")))
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("group", style="dim")
     table.add_column("check")

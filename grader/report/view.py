@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import PurePath
 
@@ -55,6 +56,24 @@ def points_formatter(values: Sequence[float]) -> Callable[[float], str]:
         else:
             decimals = 2
     return lambda v: f"{v:.{decimals}f}"
+
+
+# Characters that steer a display instead of showing: C0/C1 controls (ESC, the 8-bit CSI U+009B,
+# carriage return...), format characters (bidi overrides and isolates, zero-width ones), line and
+# paragraph separators, lone surrogates (an undecodable byte of a file name, written back raw),
+# private-use and unassigned code points. Only newline and tab are kept.
+_STEERING = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
+
+
+def printable(text: str) -> str:
+    """Student text (its output, its errors, its file name) made inert for any display: every
+    steering character becomes a visible escape such as \\x1b or \\u202e."""
+    return "".join(ch if ch in "\n\t" or unicodedata.category(ch) not in _STEERING else _escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def fmt_number(value: float | None, digits: int = 3) -> str:

@@ -1,0 +1,78 @@
+"""Student text reaches every renderer inert: Gradescope's markdown, markdown, HTML, the
+terminal, and the progress lines of a class run (file names included)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from grader import grade
+from grader.cli import main
+from grader.report.gradescope import to_gradescope
+from grader.report.html import render_html
+from grader.report.markdown import render_markdown
+from grader.report.terminal import render_terminal
+from grader.sandbox import Limits, Sandbox
+
+GALLERY = Path(__file__).resolve().parents[1] / "gallery"
+STEERING = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+
+
+@pytest.fixture(scope="module")
+def report():
+    with Sandbox(limits=Limits(call_s=1.0, load_s=3.0, submission_s=10.0), quiet=True) as sb:
+        return grade.grade_file(GALLERY / "inject_text.py", sandbox=sb, audience="instructor")
+
+
+def _markdown_is_inert(text: str) -> None:
+    assert not STEERING.search(text), repr(STEERING.search(text))
+    assert not re.search(r"^\s*#.*All checks passed", text, re.M), "a student line became a heading"
+    # An image or a link needs an unescaped "![" or "](": escaped brackets are literal text.
+    assert not re.search(r"(?<!\\)!(?<!\\)\[|(?<!\\)\]\(", text) and "<img" not in text
+
+
+def test_the_payload_reaches_the_report(report):
+    assert "All checks passed" in report.model_dump_json()  # the negative control: it is there to escape
+
+
+def test_gradescope_output_is_inert(report):
+    results = to_gradescope(report)
+    for text in [results.output, *(t.output for t in results.tests), *(t.name for t in results.tests)]:
+        _markdown_is_inert(text)
+
+
+def test_markdown_is_inert(report):
+    text = render_markdown(report, audience="instructor")
+    code = re.findall(r"(`{3,})text\n(.*?)\n\1", text, re.S)
+    outside = re.sub(r"(`{3,})text\n.*?\n\1", "", text, flags=re.S)
+    _markdown_is_inert(outside)
+    assert all(not STEERING.search(body) for _, body in code)
+
+
+def test_html_is_inert(report):
+    text = render_html(report, audience="instructor")
+    assert "<img src=x" not in text and not STEERING.search(text)
+
+
+def test_terminal_is_inert(report):
+    for force in (False, True):
+        buf = io.StringIO()
+        render_terminal(report, console=Console(file=buf, force_terminal=force, width=120), audience="instructor")
+        shown = re.sub(r"\x1b\[[0-9;]*m", "", buf.getvalue()) if force else buf.getvalue()  # rich's own styling
+        assert not STEERING.search(shown), repr(STEERING.search(shown))
+
+
+def test_file_names_in_progress_lines_are_inert(tmp_path, capsys):
+    odd = tmp_path / "e\x1b[2Jvil\u202e.py"
+    odd.write_text("def causal_attention(q, k, v):\n    return v, v\n")
+    plain = tmp_path / "plain.py"
+    plain.write_text("def causal_attention(q, k, v):\n    return v, v\n")
+    assert main(["grade", str(odd), str(plain), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "\x1b" not in captured.err and "\u202e" not in captured.err and "\\x1b" in captured.err
+    json.loads(captured.out)
