@@ -13,6 +13,7 @@ from sandbox_kit import (
     TEST_LIMITS,
     assert_healthy,
     attention_calls,
+    baseline,
     gallery,
     left_behind,
     needs_namespaces,
@@ -27,7 +28,7 @@ MiB = 1 << 20
 @pytest.fixture(scope="module")
 def sandbox():
     with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
-        yield sb
+        yield baseline(sb)
 
 
 def test_the_leftover_scan_has_teeth(tmp_path):
@@ -75,6 +76,7 @@ def test_a_child_sees_only_its_own_processes_and_a_read_only_host(sandbox, tmp_p
 def test_memory_across_processes_is_named_memory_limit_every_time():
     limits = TEST_LIMITS.model_copy(update={"memory_headroom_bytes": 512 * MiB})
     with Sandbox(limits=limits, quiet=True) as sb:
+        baseline(sb)
         if sb._groups is None:
             pytest.skip("no memory cgroup here")
         first = sb.run(gallery("memory_fork_bomb"), attention_calls(3))
@@ -105,6 +107,7 @@ def test_a_neighbours_busy_loops_never_become_an_honest_timeout(tmp_path):
     honest.write_text(SLOW_HONEST)
     hog_result = {}
     with Sandbox(limits=TEST_LIMITS, quiet=True) as hog, Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
+        baseline(hog), baseline(sb)
         thread = threading.Thread(target=lambda: hog_result.update(res=hog.run(gallery("cpu_hog"), attention_calls(8))))
         thread.start()
         res = sb.run(honest, attention_calls(8))
