@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from grader.grade import grade_files  # noqa: E402
+from grader.batch.run import grade_files  # noqa: E402
 from grader.sandbox import Limits, Sandbox  # noqa: E402
 
 GALLERY = ROOT / "tests" / "gallery"

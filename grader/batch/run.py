@@ -86,7 +86,9 @@ def grade_sources(paths: list[Path], *, rubric: Rubric, secret: str | None, hidd
                 if following is not None:
                     window.append(ahead.submit(run, following))
                 try:
-                    yield i, judge(executed, rubric=rubric, audience="instructor"), ""
+                    report = judge(executed, rubric=rubric, audience="instructor")  # guarded: grader_error inside
+                    yield i, report, (f"the grader failed on this submission: {report.error}"
+                                      if report.status == "grader_error" else "")
                 except Exception as exc:  # noqa: BLE001 - one file's failure is its own row, never the class's
                     print(f"grader: judging {paths[i].name} failed: {exc!r}", file=sys.stderr)
                     yield i, None, f"the grader failed on this submission: {type(exc).__name__}"
@@ -175,7 +177,7 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
             for i, report, error in grade_sources(paths, rubric=rubric, secret=secret, hidden=hide,
                                                   sandboxes=sandboxes, workers=workers):
                 sha = shas[i]
-                if report is not None:
+                if report is not None and report.status == "graded":
                     store.put(sha, report)  # saved at once: a killed run keeps every report graded so far
                     reports[sha] = report
                 else:

@@ -10,6 +10,7 @@ import pytest
 from sandbox_kit import REFERENCE, TEST_LIMITS, attention_calls, gallery
 
 from grader import grade
+from grader.batch.run import grade_files
 from grader.sandbox import Sandbox
 
 MiB = 1 << 20
@@ -70,7 +71,7 @@ def test_replies_are_capped_per_submission():
 
 
 def test_zero_width_outputs_are_graded_and_the_class_run_goes_on(sandbox):
-    reports = grade.grade_files([gallery("zero_width_out"), REFERENCE], sandboxes=[sandbox])
+    reports = grade_files([gallery("zero_width_out"), REFERENCE], sandboxes=[sandbox])
     assert [r.status for r in reports] == ["graded", "graded"]
     assert 0 < reports[0].score < reports[0].max_score
     assert reports[1].score == reports[1].max_score
@@ -84,7 +85,7 @@ def test_a_failure_while_judging_is_that_files_report(sandbox, monkeypatch):
 
     original = grade.diagnose
     monkeypatch.setattr(grade, "diagnose", broken)
-    reports = grade.grade_files([gallery("bomb_marker"), REFERENCE], sandboxes=[sandbox])
+    reports = grade_files([gallery("bomb_marker"), REFERENCE], sandboxes=[sandbox])
     first, second = reports
     assert first.status == "grader_error" and "ZeroDivisionError" in first.error and first.score == 0
     assert first.checks and {c.status for c in first.checks} <= {"error", "skipped"}
