@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from grader.paths import ROOT
+from grader.sandbox import harden
 from grader.sandbox import zygote as zy
 from grader.sandbox.cgroups import SlotGroups
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
@@ -51,6 +52,10 @@ def reply_bounds(call: Frame, limits: Limits) -> Bounds:
     return Bounds(dim=max(64, *sizes), numel=numel, nbytes=min(limits.reply_bytes, 16 * 8 * numel))
 
 _NOT_ENFORCED = {
+    "namespaces+userns": (
+        "no root: isolated in a user namespace (own root, /proc, network, IPC) but no uid drop and no cgroups: "
+        "memory across a submission's processes is bounded only per process, CPU time is counted for the child alone"
+    ),
     "uid+rlimits": "no mount/network namespaces: hidden files are protected only by their permissions, network is open",
     "rlimits-only": (
         "no namespaces, no uid drop (not root, not Linux, or isolate=False): the submission can read "
@@ -144,14 +149,18 @@ class Sandbox:
         runner: str = DEFAULT_RUNNER,
         isolate: bool = True,
         quiet: bool = False,
+        userns: bool | None = None,
     ) -> None:
         """`isolate=False` skips namespaces and the uid drop (rlimits-only) even as root: the
-        negative control that shows each isolation test has teeth."""
+        negative control that shows each isolation test has teeth. `userns`: build the
+        isolation inside a user namespace (None: only when not root; True: even as root, which
+        is how the tests exercise the path a user without root takes)."""
         self.limits = limits or Limits()
         self.hidden = [*_default_hidden(), *map(str, hidden_paths)]
         self.runner = runner
         self.quiet = quiet
         self.isolate = isolate
+        self.userns = (os.geteuid() != 0) if userns is None else userns
         self.isolation = "rlimits-only"
         self.zygote_pid = 0
         self.uid = 0
@@ -170,7 +179,8 @@ class Sandbox:
 
     def start(self) -> None:
         uid = 0
-        if os.geteuid() == 0 and self.isolate:
+        userns = self.isolate and self.userns and sys.platform.startswith("linux")
+        if os.geteuid() == 0 and self.isolate and not userns:
             uid, self._slot_fd = _lock_slot()
         self.uid = uid  # the slot uid children run as (0: no uid drop)
         lim = self.limits
@@ -187,16 +197,19 @@ class Sandbox:
             "uid": uid,
             "isolate": self.isolate,
             "groups": self._groups.dirs if self._groups else None,
+            "userns": userns,
         }
         code = f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); from grader.sandbox.zygote import main; main()"
-        self._proc = subprocess.Popen(
-            [sys.executable, "-I", "-c", code, json.dumps(config)],
-            pass_fds=[theirs.fileno()],
-            # A fresh interpreter with an empty environment: the zygote, and so every child, holds no secret.
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-            cwd="/",
-            stdin=subprocess.DEVNULL,
-        )
+        self._proc = None
+        if userns:
+            # Entered between fork and exec, while the new process is single-threaded (unshare needs that).
+            uid_gid = (os.getuid(), os.getgid())
+            try:
+                self._proc = self._popen(code, config, theirs, lambda: harden.enter_user_namespace(*uid_gid))
+            except (subprocess.SubprocessError, OSError):
+                config["userns"] = False  # no user namespaces here: rlimits only, and the warning says so
+        if self._proc is None:
+            self._proc = self._popen(code, config, theirs, None)
         theirs.close()
         self._sock = mine
         mine.settimeout(120)
@@ -206,6 +219,18 @@ class Sandbox:
         self.zygote_pid = hello["pid"]
         if self.isolation in _NOT_ENFORCED and not self.quiet:
             print(f"grader: sandbox is {self.isolation}: {_NOT_ENFORCED[self.isolation]}", file=sys.stderr)
+
+    @staticmethod
+    def _popen(code: str, config: dict, theirs: socket.socket, preexec) -> subprocess.Popen:
+        return subprocess.Popen(
+            [sys.executable, "-I", "-c", code, json.dumps(config)],
+            pass_fds=[theirs.fileno()],
+            # A fresh interpreter with an empty environment: the zygote, and so every child, holds no secret.
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            preexec_fn=preexec,
+        )
 
     def close(self) -> None:
         if self._sock is not None:

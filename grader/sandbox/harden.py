@@ -64,6 +64,16 @@ def setns(fd: int, flags: int) -> None:
     _check(_libc.setns(fd, flags), "setns")
 
 
+def enter_user_namespace(uid: int, gid: int) -> None:
+    """Without root: a user namespace in which this (single-threaded) process is root over its own
+    uid only. Mount, PID, network and IPC namespaces and the new root then work as for root;
+    there is no other uid to drop to, and no cgroup to join."""
+    unshare(CLONE_NEWUSER)
+    for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+
+
 def mount(source: str, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
     enc = [None if s is None else s.encode() for s in (source, target, fstype, data)]
     _check(_libc.mount(enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3]), f"mount {target}")
@@ -89,7 +99,7 @@ def _pivot_root(new: str, old: str) -> None:
     _check(_libc.syscall(_SYS_PIVOT_ROOT, new.encode(), old.encode()), "pivot_root")
 
 
-def new_root(keep: list[str], *, proc: bool = True) -> None:
+def new_root(keep: list[str], *, own_pids: bool = True) -> None:
     """Replace the child's view of the filesystem by a fresh root that holds only the system's
     programs and libraries and the kept paths (the interpreter and its packages), all
     read-only, a new /proc for its PID namespace, a minimal /dev, and private size-capped
@@ -110,6 +120,9 @@ def new_root(keep: list[str], *, proc: bool = True) -> None:
         if not any(c == k or c in k.parents for c in covered):
             handles.append((str(k).lstrip("/"), os.open(k, os.O_PATH)))
     devices = [(d, os.open(f"/dev/{d}", os.O_PATH)) for d in DEVICES if os.path.exists(f"/dev/{d}")]
+    # Without a PID namespace of its own (a user namespace cannot leave its parent's) a new /proc
+    # cannot be mounted: the host's is bound in, read-only, and shows the host's processes.
+    host_proc = None if own_pids else os.open("/proc", os.O_PATH)
     # The new root is built on a tmpfs over /tmp: the host's /tmp is already out of sight below it.
     root = "/tmp"
     mount("sandbox-root", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=755")
@@ -134,9 +147,12 @@ def new_root(keep: list[str], *, proc: bool = True) -> None:
         os.makedirs(target, mode=0o755, exist_ok=True)
         mount("sandbox-scratch", target, "tmpfs", MS_NOSUID | MS_NODEV,
               f"size={SCRATCH_SIZE},nr_inodes=4096,mode={mode}")
-    if proc:
-        os.makedirs(f"{root}/proc", mode=0o555)
+    os.makedirs(f"{root}/proc", mode=0o555)
+    if host_proc is None:
         mount("proc", f"{root}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    else:
+        mount(f"/proc/self/fd/{host_proc}", f"{root}/proc", None, MS_BIND | MS_REC)
+        os.close(host_proc)
     os.makedirs(f"{root}/.old")
     _pivot_root(root, f"{root}/.old")
     os.chdir("/")
@@ -289,9 +305,9 @@ def drop_privileges(uid: int) -> None:
         raise OSError("could not drop privileges")
 
 
-def probe_namespaces(keep: list[str]) -> bool:
+def probe_namespaces(keep: list[str], *, own_pids: bool = True) -> bool:
     """In a throwaway child, the whole sequence a sandboxed child goes through: a new PID
-    namespace, then mount, network, IPC and UTS namespaces and a new root. All or nothing."""
+    namespace (`own_pids`), then mount, network, IPC and UTS namespaces and a new root. All or nothing."""
     if _libc is None or os.geteuid() != 0:
         return False
     pid = os.fork()
@@ -299,17 +315,19 @@ def probe_namespaces(keep: list[str]) -> bool:
         code = 1
         try:
             own = os.open("/proc/self/ns/pid", os.O_RDONLY)
-            unshare(CLONE_NEWPID)
+            if own_pids:
+                unshare(CLONE_NEWPID)
             inner = os.fork()
             if inner == 0:
                 inner_code = 1
                 try:
                     enter_namespaces()
-                    new_root(keep)
-                    inner_code = 0 if os.getpid() == 1 and os.path.exists(sys.executable) else 1
+                    new_root(keep, own_pids=own_pids)
+                    inner_code = 0 if (os.getpid() == 1 or not own_pids) and os.path.exists(sys.executable) else 1
                 finally:
                     os._exit(inner_code)
-            setns(own, CLONE_NEWPID)
+            if own_pids:
+                setns(own, CLONE_NEWPID)
             _, status = os.waitpid(inner, 0)
             code = 0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 1
         finally:

@@ -106,7 +106,7 @@ def recv(sock: socket.socket, maxfds: int = 0) -> tuple[dict[str, Any] | None, l
 class Zygote:
     def __init__(
         self, sock: socket.socket, runner: str, hidden: list[str], keep: list[str], uid: int, isolate: bool,
-        groups: dict[str, str] | None = None,
+        groups: dict[str, str] | None = None, userns: bool = False,
     ) -> None:
         self.sock = sock
         self.groups = SlotGroups(groups) if groups else None
@@ -118,16 +118,21 @@ class Zygote:
         self.dying: set[int] = set()
         self.ready_fd: int | None = None  # in a child, until it is hardened
         self.serve = _load_runner(runner)
-        self.namespaces = isolate and harden.probe_namespaces(keep)
+        # A user namespace cannot return to its parent's PID namespace after making one: no PID namespaces there.
+        self.own_pids = not userns
+        self.namespaces = isolate and harden.probe_namespaces(keep, own_pids=self.own_pids)
         # Each child is PID 1 of a new PID namespace: nothing it starts outlives it, and it sees no other process.
-        self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if self.namespaces else None
+        self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if self.namespaces and self.own_pids else None
         # Without namespaces a dropped uid must still reach the interpreter (not so under /root).
-        self.root = isolate and os.geteuid() == 0 and (self.namespaces or not harden.blocked_keep_paths(keep))
+        # In a user namespace we are root over our own uid only: nothing to drop to.
+        self.root = (isolate and not userns and os.geteuid() == 0
+                     and (self.namespaces or not harden.blocked_keep_paths(keep)))
         self.isolation = (
-            "namespaces+uid" if self.namespaces else "uid+rlimits" if self.root else "rlimits-only"
+            ("namespaces+userns" if userns else "namespaces+uid") if self.namespaces
+            else "uid+rlimits" if self.root else "rlimits-only"
         )
         # Non-root, RLIMIT_NPROC counts every task of the user: leave room for what already runs.
-        self.nproc_base = 0 if os.geteuid() == 0 else _user_tasks()
+        self.nproc_base = 0 if os.geteuid() == 0 and not userns else _user_tasks()
 
     def loop(self) -> None:
         send(
@@ -219,7 +224,7 @@ class Zygote:
             self.groups.join()  # before the new root: /sys is out of sight after it
         if self.namespaces:
             harden.enter_namespaces()
-            harden.new_root(self.keep)
+            harden.new_root(self.keep, own_pids=self.own_pids)
         if self.root:
             uid = self.uid
         path = harden.make_scratch(scratch, source, uid)
@@ -425,7 +430,7 @@ def main() -> None:
     gc.freeze()  # the children's collections then leave the shared pages alone (no copy-on-write)
     sock = socket.socket(fileno=config["fd"])
     Zygote(sock, config["runner"], config["hidden"], config["keep"], config["uid"], config["isolate"],
-           config.get("groups")).loop()
+           config.get("groups"), config.get("userns", False)).loop()
 
 
 if __name__ == "__main__":
