@@ -8,11 +8,17 @@ secret. For every submission it forks a child that runs only the runner and stud
 What a child gets, in order (`harden.py`), before the submission is imported:
 - a new session and process group; the submission is read from a descriptor the grader
   opened with O_NOFOLLOW (a symlink is refused) and copied into an empty scratch dir;
-- as root on Linux: new mount and network namespaces (no network, not even loopback), with
-  the repository root, /autograder and every `hidden_paths` entry covered by an empty
-  read-only tmpfs (files by /dev/null), except the interpreter and its packages (.venv;
-  one under a directory the slot uid cannot enter, like pyenv's /root, is bound back in);
-  /tmp and /dev/shm are fresh private tmpfs (other submissions' scratch dirs are invisible);
+- as root on Linux, with cgroups v1: its slot's memory, pids, cpu and cpuacct groups
+  (`cgroups.py`): memory for all the submission's processes together (= the address-space
+  headroom), at most `nproc` tasks, at most `cpus` cores, and its CPU time counted;
+- as root on Linux: PID 1 of a new PID namespace (the zygote unshares CLONE_NEWPID for one
+  fork and goes back), new mount, network (no network, not even loopback), IPC and UTS
+  namespaces, and a new root (pivot_root, the old one detached): the system directories
+  (/usr, /bin, /lib*, /etc) and the interpreter's paths bound read-only, a minimal /dev, a
+  fresh /proc that shows only its own processes, and private size-capped tmpfs for /tmp,
+  /var/tmp, /dev/shm and /run/lock. Nothing else of the host exists in it: not the
+  repository, the submissions' folders, the rubric, the output folder or Gradescope's
+  /autograder (metadata included), and /proc/self/mountinfo names only what is bound in;
 - descriptors: 0 is /dev/null, 1 and 2 an append-only output file, 3 and 4 the call and
   reply pipes; every other inherited descriptor is closed; stdout/stderr are capped in
   Python (the rest is dropped, so a chatty submission is still graded) and by RLIMIT_FSIZE;
@@ -20,41 +26,65 @@ What a child gets, in order (`harden.py`), before the submission is imported:
 - rlimits: address space = the forked process's VmSize (~0.65 GiB with torch) + 3 GiB,
   CPU 10 s (hard = soft + 1), 32 tasks, 256 open files, 8 MiB files, no core dumps;
 - PR_SET_NO_NEW_PRIVS, then as root a drop to a uid/gid unique to this sandbox's slot
-  (61000 + n, held by an flock), which cannot read root's 0600 files or /proc/<pid>/environ
-  of the grader, and makes RLIMIT_NPROC count only this submission's tasks.
+  (61000 + n, held by an flock), which cannot read root's 0600 files;
+- in the runner (`runner.seal`), before the submission is imported: every door to PyTorch's
+  fused attention is closed for good. Python functions (MultiheadAttention.forward,
+  multi_head_attention_forward) are neutered in place, builtins replaced, and below them a
+  kernel that records and refuses is registered at the dispatcher in front of every fused
+  attention operator (scaled_dot_product*, flash/efficient/cudnn/math attention, native and
+  triton multi-head attention, the encoder fast path), for each dispatch key it has; nothing
+  in Python refers to that registration. A private module, a namespace loaded later, a JIT
+  lookup or an original found by a gc walk all end at the dispatcher and are refused; a call
+  that tried one says so in its reply (`fused`), even if it caught the refusal.
 
-The grader enforces wall-clock deadlines (per import, per call, per submission) and then
-has the zygote SIGKILL the child's process group and every descendant: the zygote is the
-child subreaper, so a process that escaped the group is still found; the whole tree is
-stopped (SIGSTOP) before it is killed, so a fork bomb cannot outpace the killing, and all
-of it is reaped before the next fork. Child replies are frames (`wire.py`): JSON checked
-by pydantic plus raw bytes, never unpickled; a malformed or oversized frame is a
-`protocol_error` for that call. The child's exit status only names why a reply is missing
-(SIGXCPU or the CPU rlimit: `timeout`; a SIGKILL we did not send: `memory_limit`; any other
-end: `process_exit`); it never earns anything. A call that kills, hangs or garbles its child
-is recorded and the remaining calls go to a fresh child, at most `max_restarts` times.
+Time is CPU time. A call, an import and a whole submission each have a budget in CPU seconds
+(`call_s`, `load_s`, `submission_s`), read from the slot's cgroup (every process the
+submission started) or, without cgroups, from the child's /proc entry; a busy machine slows
+the wall clock, never the CPU clock, so a neighbour's load never becomes a verdict. Wall-clock
+deadlines are backstops `wall_factor` (5) times longer, for a child that waits without
+computing; one message names the stop whichever clock ran out. The first resource failure
+(`timeout`, `memory_limit`) stops the submission: its other calls are "not run". A kill by the
+kernel's OOM killer in the slot's group is `memory_limit`, however it showed.
+
+Replies are validated at the boundary (`wire.Bounds`, `client.reply_bounds`): before a byte of
+tensor data is read, every dimension must be at most the call's largest input, every tensor
+at most 16 times its inputs, a reply at most `reply_bytes`; all replies of a submission at
+most `replies_bytes`. A reply of shape (0, T, T) never makes the grader build a T x T mask.
+
+The zygote kills a finished child's process group and every descendant (it is the child
+subreaper; the whole tree is stopped before it is killed, so a fork bomb cannot outpace it);
+with a PID namespace the kernel ends every process in it when the child dies, and SysV IPC
+objects go with the IPC namespace. Child replies are frames (`wire.py`): JSON checked by
+pydantic plus raw bytes, never unpickled; a malformed or oversized frame is a
+`protocol_error` for that call. The child's exit status only names why a reply is missing; it
+never earns anything. A call that kills or garbles its child is recorded and the remaining
+calls go to a fresh child, at most `max_restarts` times.
 
 Speed: the server pays `import torch` once (and warms up the operations the runner uses,
 then `gc.freeze()`s, so children copy few pages). Calls are written ahead while the child
-answers the previous one (it still answers one at a time; the deadline of a call starts
-when the previous answer is in), and a finished child is reaped by the server while the
-grader checks the replies. `python bench/warm_vs_fresh.py` measures it against a fresh
-interpreter. One `Sandbox` runs one submission at a time: use one per worker (each takes
-its own slot uid).
+answers the previous one, and a finished child is reaped by the server while the grader
+checks the replies. `python bench/warm_vs_fresh.py` measures it against a fresh interpreter;
+`python bench/gallery_replay.py` grades the whole adversarial gallery beside honest files.
+One `Sandbox` runs one submission at a time: use one per worker (each takes its own slot uid).
 
-Isolation levels (`Sandbox.isolation`): "namespaces+uid" (root on Linux, all of the
-above), "uid+rlimits" (root without namespaces: hidden files protected by permissions
-only, network open; rlimits-only if the slot uid could not reach the interpreter), "rlimits-only" (not root, or not Linux: the submission can read
-what you can, use the network and see your processes; a one-line warning says so).
+Isolation levels (`Sandbox.isolation`, `runtime.isolation` in every report):
+- "namespaces+uid": root on Linux, all of the above.
+- "namespaces+userns": no root, unprivileged user namespaces available: the same new root,
+  mount, network, IPC and UTS namespaces, but no PID namespace (a user namespace cannot go
+  back to its parent's after making one; the host's /proc is bound in, the subreaper kill ends
+  every process), no uid drop (the child is its user; it could signal that user's other
+  processes), no cgroups (memory bounded per process only, CPU time of the child alone).
+- "uid+rlimits": root without namespaces: hidden files protected by permissions only,
+  network open, /tmp and /var/tmp shared.
+- "rlimits-only": not root and no user namespaces, or not Linux: the submission can read what
+  you can, use the network and see your processes; a one-line warning says so.
 
-Without isolation a submission can also kill the server or the grader itself (same uid);
-if the server dies, that submission gets `process_exit` and the next one a fresh server.
-
-Not enforced at any level: a total memory cap across a submission's processes (32 tasks
-x the address-space limit could exceed RAM; no cgroup is used, so in practice only the
-wall-clock kill bounds what they can touch), CPU time of descendants
-beyond their own RLIMIT_CPU before the wall-clock kill, /proc showing other processes'
-names and command lines (there is no PID namespace), and syscall filtering (no seccomp).
+Not enforced at any level: syscall filtering (no seccomp); a submission that rewrites its
+own process's memory (ctypes, /proc/self/mem) can undo the fused-attention refusal inside
+itself (it then returns values the checks still judge, and the static check still reads
+its source); CPU time beyond `submission_s` of processes a submission started is bounded by
+the cgroup quota and the kill at the end, not counted per call without cgroups; the
+"namespaces+userns" and lower levels lack what is listed above.
 """
 
 from grader.sandbox.client import Sandbox

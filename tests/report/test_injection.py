@@ -72,7 +72,9 @@ def test_file_names_in_progress_lines_are_inert(tmp_path, capsys):
     odd.write_text("def causal_attention(q, k, v):\n    return v, v\n")
     plain = tmp_path / "plain.py"
     plain.write_text("def causal_attention(q, k, v):\n    return v, v\n")
-    assert main(["grade", str(odd), str(plain), "--json"]) == 0
+    main(["grade", str(odd), str(plain)])  # a class run: progress and the closing lines
+    main(["grade", str(odd)])  # one file: its report, headed by its name
     captured = capsys.readouterr()
-    assert "\x1b" not in captured.err and "\u202e" not in captured.err and "\\x1b" in captured.err
-    json.loads(captured.out)
+    shown = captured.out + captured.err
+    assert "\x1b" not in shown and "\u202e" not in shown
+    assert "e\\x1b[2Jvil\\u202e.py" in captured.out  # the name is there, visibly escaped
