@@ -4,7 +4,6 @@ terminal, and the progress lines of a class run (file names included)."""
 from __future__ import annotations
 
 import io
-import json
 import re
 from pathlib import Path
 
