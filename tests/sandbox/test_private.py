@@ -4,11 +4,13 @@ grader's folders, not even their names in the mount table."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+from pathlib import Path
 
 from sandbox_kit import REFERENCE, TEST_LIMITS, gallery, needs_namespaces
 
-from grader import grade
+from grader.batch.run import grade_files
 from grader.cli import main
 from grader.sandbox import Sandbox
 
@@ -22,27 +24,31 @@ LOOK = (
 
 
 @needs_namespaces
-def test_no_folder_of_the_grader_is_visible_or_named(tmp_path):
-    classroom = tmp_path / "classroom-alice-bob"
-    out = tmp_path / "results-of-the-class"
-    rubric_dir = tmp_path / "rubric-folder-of-the-instructor"
-    for d in (classroom, out, rubric_dir):
-        d.mkdir()
-    (classroom / "bob.py").write_text(REFERENCE.read_text())
-    (out / "alice.json").write_text("{}")
-    metadata = tmp_path / "autograder" / "submission_metadata.yml"
-    metadata.parent.mkdir()
-    metadata.write_text("users: [{email: bob@example.org}]\n")
-    targets = [str(p) for p in (classroom / "bob.py", out / "alice.json", rubric_dir, metadata, REFERENCE)]
-    alice = classroom / "alice.py"
-    alice.write_text(LOOK.format(paths=targets))
-    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
-        report = grade.grade_file(alice, sandbox=sb, hidden_paths=[])
+def test_no_folder_of_the_grader_is_visible_or_named():
+    # Outside /tmp (which every level makes private): a class run used to hide these folders by
+    # covering each one, and the mount table then listed every name it covered.
+    base = Path(os.path.realpath("/var/tmp")) / f"grader-test-private-{os.getpid()}"
+    classroom, out, rubric_dir = base / "classroom-alice-bob", base / "results-of-the-class", base / "rubric-dir"
+    try:
+        for d in (classroom, out, rubric_dir):
+            d.mkdir(parents=True)
+        os.chmod(base, 0o755)
+        (classroom / "bob.py").write_text(REFERENCE.read_text())
+        (out / "alice.json").write_text("{}")
+        metadata = base / "autograder" / "submission_metadata.yml"
+        metadata.parent.mkdir()
+        metadata.write_text("users: [{email: bob@example.org}]\n")
+        targets = [str(p) for p in (classroom / "bob.py", out / "alice.json", rubric_dir, metadata, REFERENCE)]
+        alice = classroom / "alice.py"
+        alice.write_text(LOOK.format(paths=targets))
+        with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
+            report = grade_files([alice, classroom / "bob.py"], sandboxes=[sb])[0]
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
     output = report.runtime.output
     assert "MOUNTS" in output and all(f"NOPE {p}" in output for p in targets), output
     mounts = output.split("MOUNTS", 1)[1].split("NOPE", 1)[0]
-    for name in ("classroom-alice-bob", "results-of-the-class", "rubric-folder-of-the-instructor", "autograder",
-                 str(tmp_path)):
+    for name in ("classroom-alice-bob", "results-of-the-class", "rubric-dir", "autograder", str(base)):
         assert name not in mounts, f"the mount table names {name}"
 
 
