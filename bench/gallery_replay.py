@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -28,10 +27,10 @@ sys.path.insert(0, str(ROOT))
 
 from grader.batch.run import grade_files  # noqa: E402
 from grader.sandbox import Limits, Sandbox  # noqa: E402
+from grader.sandbox.leftovers import owned_by  # noqa: E402
 
 GALLERY = ROOT / "tests" / "gallery"
-HONEST = [ROOT / "reference" / "attention.py", *sorted((ROOT / "tests" / "variants").glob("*.py")),
-          GALLERY / "bomb_marker.py"]
+HONEST = [ROOT / "reference" / "attention.py", *sorted((ROOT / "tests" / "variants").glob("*.py"))]
 PEAK_BOUND = 1 << 30
 FAST = Limits(call_s=1.0, load_s=2.0, submission_s=8.0, wall_factor=3.0)
 
@@ -41,34 +40,6 @@ def _status(key: str) -> int:
         if line.startswith(key + ":"):
             return int(line.split()[1]) * 1024
     return 0
-
-
-def owned_by(uid: int) -> list[str]:
-    """What `uid` owns on the host: files in the shared writable folders, SysV IPC, processes."""
-    found = []
-    for folder in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue"):
-        for root, dirs, files in os.walk(folder):
-            for name in dirs + files:
-                try:
-                    if os.lstat(os.path.join(root, name)).st_uid == uid:
-                        found.append(f"file {os.path.join(root, name)}")
-                except OSError:
-                    continue
-    for kind in ("shm", "msg", "sem"):
-        try:
-            header, *rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
-        except OSError:
-            continue
-        column = header.split().index("uid")
-        found += [f"sysv {kind}" for row in rows if int(row.split()[column]) == uid]
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            uids = next(x for x in Path(f"/proc/{name}/status").read_text().splitlines() if x.startswith("Uid:"))
-        except (OSError, StopIteration):
-            continue
-        if str(uid) in uids.split()[1:]:
-            found.append(f"process {name}")
-    return found
 
 
 def replay(limits: Limits | None = None) -> dict:

@@ -13,6 +13,7 @@ import torch
 
 from grader.sandbox import Frame, Limits, Sandbox
 from grader.sandbox.client import REPO_ROOT
+from grader.sandbox.leftovers import owned_by
 
 GALLERY = REPO_ROOT / "tests" / "gallery"
 REFERENCE = REPO_ROOT / "reference" / "attention.py"
@@ -85,38 +86,6 @@ def leftover_processes(sb: Sandbox) -> list[int]:
             if int(stat[stat.rfind(b")") + 2 :].split()[1]) == sb.zygote_pid:
                 out.append(int(name))
     return out
-
-
-def owned_by(uid: int) -> list[str]:
-    """Everything on the host owned by `uid`: files in the shared writable folders, SysV IPC
-    objects, processes. After a sandbox's run, nothing may be owned by its slot uid."""
-    found = []
-    for folder in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue"):
-        for root, dirs, files in os.walk(folder):
-            for name in dirs + files:
-                path = os.path.join(root, name)
-                try:
-                    if os.lstat(path).st_uid == uid:
-                        found.append(f"file {path}")
-                except OSError:
-                    continue
-    for kind in ("shm", "msg", "sem"):
-        try:
-            header, *rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
-        except OSError:
-            continue
-        column = header.split().index("uid")
-        found += [f"sysv {kind} {row.split()[1]}" for row in rows if int(row.split()[column]) == uid]
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                status = Path(f"/proc/{name}/status").read_text()
-            except OSError:
-                continue
-            uids = next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1:]
-            if str(uid) in uids:
-                found.append(f"process {name}")
-    return found
 
 
 _BASELINE: dict[int, set[str]] = {}

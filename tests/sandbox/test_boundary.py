@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from sandbox_kit import REFERENCE, TEST_LIMITS, attention_calls, gallery
+from sandbox_kit import REFERENCE, REPO_ROOT, TEST_LIMITS, attention_calls, gallery
 
 from grader import grade
 from grader.batch.run import grade_files
@@ -77,7 +77,7 @@ def test_zero_width_outputs_are_graded_and_the_class_run_goes_on(sandbox):
     assert reports[1].score == reports[1].max_score
 
 
-def test_a_failure_while_judging_is_that_files_report(sandbox, monkeypatch):
+def test_a_failure_while_judging_is_that_files_report(sandbox, monkeypatch, tmp_path):
     def broken(obs, *args, **kwargs):
         if "bomb" in obs.source:
             raise ZeroDivisionError("planted")
@@ -85,7 +85,9 @@ def test_a_failure_while_judging_is_that_files_report(sandbox, monkeypatch):
 
     original = grade.diagnose
     monkeypatch.setattr(grade, "diagnose", broken)
-    reports = grade_files([gallery("bomb_marker"), REFERENCE], sandboxes=[sandbox])
+    bomb = tmp_path / "bomb_marker.py"  # a correct file carrying the marker the planted failure keys on
+    bomb.write_text("# bomb\n" + (REPO_ROOT / "tests" / "variants" / "einsum_triu.py").read_text())
+    reports = grade_files([bomb, REFERENCE], sandboxes=[sandbox])
     first, second = reports
     assert first.status == "grader_error" and "ZeroDivisionError" in first.error and first.score == 0
     assert first.checks and {c.status for c in first.checks} <= {"error", "skipped"}
