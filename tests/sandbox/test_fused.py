@@ -29,13 +29,14 @@ def sandbox():
 def test_fused_attention_earns_no_value_check(name, sandbox):
     report = grade.grade_file(gallery(name), sandbox=sandbox, secret="gallery-secret")
     status = {c.id: c.status for c in report.checks}
-    earned = {c.id for c in report.checks if c.id in VALUE_CHECKS and c.score > 0}
-    assert not earned, f"{name} earned {earned} through fused attention"
-    if name != "fused_gc_originals":  # it found nothing that works, so it never ran one
-        assert status["forbidden_api"] != "passed", f"{name} passed forbidden_api"
     if name == "fused_gc_originals":
+        # Every original it found raised, so it fell back to (v, v): what that earns is not fused attention's.
         run = sandbox.run(gallery(name), attention_calls(1))
         assert "ORIGINAL False" in run.output
+        return
+    earned = {c.id for c in report.checks if c.id in VALUE_CHECKS and c.score > 0}
+    assert not earned, f"{name} earned {earned} through fused attention"
+    assert status["forbidden_api"] != "passed", f"{name} passed forbidden_api"
 
 
 @pytest.mark.parametrize("name", FUSED[:-2])
