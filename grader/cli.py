@@ -158,8 +158,14 @@ def _catalogue(args) -> int:
 
 def _release(args) -> int:
     from grader.release import build_bundle
+    from grader.rubric import load_rubric
 
-    print(f"wrote {build_bundle(Path(args.out))}")
+    rubric = load_rubric(args.rubric) if args.rubric else None
+    try:
+        print(f"wrote {build_bundle(Path(args.out), rubric)}")
+    except ValueError as err:  # a rubric with nothing visible has no self-check to ship
+        print(f"grader: {err}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -210,6 +216,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    ).set_defaults(func=_catalogue)
     p = sub.add_parser("release", help="build the student bundle (no solution inside)")
     p.add_argument("--out", default="build/student-bundle")
+    p.add_argument("--rubric", metavar="PATH",
+                   help="instructor rubric whose visible checks become the students' self-check (default: the shipped one)")
     p.set_defaults(func=_release)
 
     from grader.quiz.cli import register as register_quiz
@@ -233,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:
         # Looked up, not imported: the quiz and the cards must run without the sandbox (torch, resource).
         # A verb that can raise these errors has already imported their modules.
-        rubric_error = getattr(sys.modules.get("grader.rubric"), "RubricError", ())
+        rubric_error = getattr(sys.modules.get("grader.rubric.load"), "RubricError", ())
         sandbox_error = getattr(sys.modules.get("grader.sandbox.models"), "SandboxError", ())
         if isinstance(err, rubric_error):
             print(err, file=sys.stderr)

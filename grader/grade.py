@@ -26,11 +26,11 @@ from grader.checks.registry import CHECKS
 from grader.diagnosis import catalogue as catalogue_data
 from grader.diagnosis.catalogue import Catalogue
 from grader.diagnosis.engine import diagnose
-from grader.paths import INSTRUCTOR_RUBRIC, SELF_CHECK_RUBRIC
+from grader.paths import INSTRUCTOR_RUBRIC
 from grader.probes import ProbeSet, build_probes, hidden_seed
 from grader.report.models import Report, Runtime
 from grader.report.visuals import visuals
-from grader.rubric import Rubric, load_rubric, score_checks
+from grader.rubric import Rubric, load_rubric, load_self_check, score_checks
 from grader.sandbox import RunResult, Sandbox
 
 MAX_SOURCE_BYTES = 1 << 20
@@ -110,7 +110,8 @@ def execute(path: Path, *, sandbox: Sandbox, rubric: Rubric, secret: str | None,
         return Executed(path, build_probes(None), run, "", unreadable=str(exc))
     hidden = audience == "instructor" and any(c.visibility != "visible" for c in rubric.checks)
     probes = build_probes(hidden_seed(secret or "", source) if hidden else None)
-    run = sandbox.run(path, probes.calls(), hidden_paths=list(hidden_paths))
+    limits = rubric.limits.sandbox_limits(sandbox.limits) if rubric.limits else None
+    run = sandbox.run(path, probes.calls(), hidden_paths=list(hidden_paths), limits=limits)
     return Executed(path, probes, run, python_text(source))
 
 
@@ -169,7 +170,7 @@ def grade_file(path: Path, *, sandbox: Sandbox, rubric: Rubric | None = None, se
                hint_state_path: Path | None = None, hint_key: str | None = None,
                hidden_paths: Iterable[Path] = ()) -> Report:
     """Grade one file. Never raises for anything the file does."""
-    rubric = rubric or default_rubric(INSTRUCTOR_RUBRIC if audience == "instructor" else SELF_CHECK_RUBRIC)
+    rubric = rubric or (default_rubric(INSTRUCTOR_RUBRIC) if audience == "instructor" else load_self_check())
     executed = execute(Path(path), sandbox=sandbox, rubric=rubric, secret=secret, audience=audience,
                        hidden_paths=hidden_paths)
     return judge(executed, rubric=rubric, audience=audience, catalogue=catalogue,
@@ -196,7 +197,7 @@ def self_check(path: Path, *, sandbox: Sandbox | None = None, hint_state_path: P
     `hint_key` names the work across runs (default: the file's path), so hints advance one per failing run.
     """
     return grade_file(Path(path), sandbox=sandbox or shared_sandbox(), audience="student",
-                      rubric=default_rubric(SELF_CHECK_RUBRIC), hint_state_path=hint_state_path, hint_key=hint_key)
+                      rubric=load_self_check(), hint_state_path=hint_state_path, hint_key=hint_key)
 
 
 def secret_from_env(rubric: Rubric) -> str | None:

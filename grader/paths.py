@@ -25,6 +25,7 @@ def packaged(*parts: str) -> Traversable:
 
 
 INSTRUCTOR_RUBRIC = packaged("rubrics", "causal_attention.yaml")
+# Only in a student bundle, written by `release` from the instructor rubric's student view.
 SELF_CHECK_RUBRIC = packaged("rubrics", "self_check.yaml")
 QUIZ = packaged("quiz.json")
 CATALOGUE = packaged("catalogue.json")

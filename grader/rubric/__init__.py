@@ -6,6 +6,9 @@ loading with FILE:LINE:COLUMN problems in `load.py`, scoring in `score.py`, the 
 
 Decisions the rest of the grader relies on:
 
+- One rubric, two views: `Rubric.student_view()` keeps the `visible` checks with the same points,
+  texts and hints; a student's `check` runs it (`load_self_check`), and `release` writes it into the
+  bundle as YAML, so the instructor rubric itself never leaves the instructor's machine.
 - Audience "student" sees only checks whose visibility is `visible`. Every other check is absent
   from the report: no name, input, expected value, feedback or points, and its points are absent
   from the student's total and group subtotals (so a self-check out of 60 is not a score out of 100
@@ -32,7 +35,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from grader.rubric.cli import register
-    from grader.rubric.load import RubricError, load_rubric, parse_rubric
+    from grader.rubric.load import RubricError, dump_rubric, load_rubric, load_self_check, parse_rubric
     from grader.rubric.model import Rubric, RubricCheck
     from grader.rubric.score import ScoredChecks, score_checks
 
@@ -40,6 +43,7 @@ if TYPE_CHECKING:
 # registers `rubric validate` for every verb, the quiz included, which must run without torch.
 _HOME = {
     "register": "cli", "RubricError": "load", "load_rubric": "load", "parse_rubric": "load",
+    "load_self_check": "load", "dump_rubric": "load",
     "Rubric": "model", "RubricCheck": "model", "ScoredChecks": "score", "score_checks": "score",
 }
 
@@ -55,7 +59,9 @@ __all__ = [
     "RubricCheck",
     "RubricError",
     "ScoredChecks",
+    "dump_rubric",
     "load_rubric",
+    "load_self_check",
     "parse_rubric",
     "register",
     "score_checks",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -12,7 +13,8 @@ import yaml
 from pydantic import ValidationError
 
 from grader.checks.registry import CHECK_IDS
-from grader.rubric.model import EntryPoints, Feedback, Rubric, RubricCheck, ToleranceSpec
+from grader.paths import INSTRUCTOR_RUBRIC, SELF_CHECK_RUBRIC
+from grader.rubric.model import EntryPoints, Feedback, Rubric, RubricCheck, RubricLimits, ToleranceSpec
 
 # libyaml's parser where present (10x faster); its nodes carry the same start marks.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -47,6 +49,22 @@ def parse_rubric(text: str, filename: str = "<rubric>") -> Rubric:
         return Rubric.model_validate(data)
     except ValidationError as err:
         raise RubricError(_located(err, data, positions, filename)) from None
+
+
+@functools.cache
+def load_self_check() -> Rubric:
+    """What `check` runs: a student bundle's generated self_check.yaml, else the student view of the
+    instructor rubric. One YAML file, two views: there is no hand-kept copy to drift."""
+    if SELF_CHECK_RUBRIC.is_file():
+        return load_rubric(SELF_CHECK_RUBRIC)
+    return load_rubric(INSTRUCTOR_RUBRIC).student_view()
+
+
+def dump_rubric(rubric: Rubric, *, header: str = "") -> str:
+    """YAML that `parse_rubric` reads back to an equal Rubric; `header` lines become comments."""
+    comments = "".join(f"# {line}\n".replace("# \n", "#\n") for line in header.splitlines())
+    data = rubric.model_dump(mode="json", exclude_defaults=True)
+    return comments + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
 
 
 # --- YAML with positions -------------------------------------------------------------------------
@@ -148,7 +166,8 @@ def _kind(value: Any) -> str:
 # --- pydantic errors with positions ----------------------------------------------------------------
 
 _FIELD_NAMES = sorted(
-    {name for model in (Rubric, RubricCheck, EntryPoints, Feedback, ToleranceSpec) for name in model.model_fields}
+    {name for model in (Rubric, RubricCheck, EntryPoints, Feedback, ToleranceSpec, RubricLimits)
+     for name in model.model_fields}
 )
 
 
@@ -217,6 +236,8 @@ def _message(error: dict[str, Any], loc: Path_) -> str:
         return f"must be a number, got {_kind(value)} {value!r}"
     if kind in ("greater_than_equal", "greater_than"):
         return f"must be {'>=' if kind == 'greater_than_equal' else '>'} {ctx.get('ge', ctx.get('gt')):g}, got {value!r}"
+    if kind in ("less_than_equal", "less_than"):
+        return f"must be {'<=' if kind == 'less_than_equal' else '<'} {ctx.get('le', ctx.get('lt')):g}, got {value!r}"
     if kind == "finite_number":
         return f"must be a finite number, got {value!r}"
     if kind in ("string_type", "string_too_short"):

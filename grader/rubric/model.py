@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, model_validator
@@ -9,8 +10,11 @@ from pydantic_core import PydanticCustomError
 
 from grader.checks.base import DEFAULT_TOLERANCES, Tolerance
 from grader.checks.registry import CHECK_IDS, CHECKS
+from grader.sandbox.models import Limits, MiB
 from grader.vocabulary import FloatDTypeName, Visibility
 from grader.vocabulary import FrozenModel as _Model
+
+_SANDBOX = Limits()  # today's values: the defaults of every rubric limit
 
 # A Literal of the registry's ids puts them in the JSON Schema, so editors can complete them.
 CheckId = Literal[CHECK_IDS]  # type: ignore[valid-type]
@@ -43,6 +47,29 @@ class EntryPoints(_Model):
         if not self.functions and not self.classes:
             raise ValueError("name at least one function or class the submission must define")
         return self
+
+
+class RubricLimits(_Model):
+    """Time and memory one submission may use; an unlisted limit keeps the grader's default."""
+
+    call_s: Annotated[float, Field(gt=0, le=600, strict=True, allow_inf_nan=False)] = Field(
+        _SANDBOX.call_s, description="Seconds for one call of the submission's code to reply.")
+    import_s: Annotated[float, Field(gt=0, le=600, strict=True, allow_inf_nan=False)] = Field(
+        _SANDBOX.load_s, description="Seconds for importing the submission (its module-level code).")
+    submission_s: Annotated[float, Field(gt=0, le=3600, strict=True, allow_inf_nan=False)] = Field(
+        _SANDBOX.submission_s, description="Seconds for the whole submission: import and every call.")
+    memory_mib: Annotated[int, Field(ge=64, le=1 << 20, strict=True)] = Field(
+        _SANDBOX.memory_headroom_bytes // MiB,
+        description="MiB of address space the submission may add above the grader's forked torch process.")
+
+    def sandbox_limits(self, base: Limits) -> Limits:
+        """`base` with these limits; CPU time grows in proportion to the largest raised deadline."""
+        stretch = max(1.0, self.submission_s / _SANDBOX.submission_s, self.call_s / _SANDBOX.call_s,
+                      self.import_s / _SANDBOX.load_s)
+        return base.model_copy(update={
+            "call_s": self.call_s, "load_s": self.import_s, "submission_s": self.submission_s,
+            "memory_headroom_bytes": self.memory_mib * MiB, "cpu_s": math.ceil(_SANDBOX.cpu_s * stretch),
+        })
 
 
 class Feedback(_Model):
@@ -98,6 +125,9 @@ class Rubric(_Model):
     tolerances: dict[FloatDTypeName, ToleranceSpec] = Field(
         default={}, description="Default closeness per dtype; unlisted dtypes use the grader's defaults."
     )
+    limits: RubricLimits | None = Field(
+        None, description="Time and memory per submission; absent: the sandbox's own (the grader's defaults)."
+    )
     checks: list[RubricCheck] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -134,6 +164,19 @@ class Rubric(_Model):
         if dtype_name not in DEFAULT_TOLERANCES:
             raise KeyError(f"no tolerance for dtype {dtype_name!r} in rubric {self.assignment_id!r}")
         return DEFAULT_TOLERANCES[dtype_name]
+
+    def student_view(self) -> Rubric:
+        """What a student's self-check runs: the `visible` checks with the same points, texts and hints.
+
+        A prerequisite the student cannot see is dropped from `requires`: the self-check never runs it,
+        so it could never pass, and naming it would reveal it.
+        """
+        visible = [c for c in self.checks if c.visibility == "visible"]
+        if not visible:
+            raise ValueError(f"rubric {self.assignment_id!r} has no visible check, so a self-check would run nothing")
+        ids = {c.id for c in visible}
+        checks = [{**c.model_dump(), "requires": [p for p in c.requires if p in ids]} for c in visible]
+        return Rubric.model_validate({**self.model_dump(), "checks": checks})
 
     def run_order(self) -> list[str]:
         """Check ids, each after its prerequisites; otherwise in rubric order."""
@@ -174,6 +217,12 @@ def _cross_check_problems(rubric: Rubric) -> list[Problem]:
                     ("checks", i, "requires", k),
                     f"requires {prerequisite!r}, which this rubric does not include; add that check or drop the requirement",
                 ))
+    limits = rubric.limits
+    if limits is not None:
+        for name in ("call_s", "import_s"):
+            if getattr(limits, name) > limits.submission_s:
+                problems.append((("limits", name), f"{getattr(limits, name):g} s is longer than submission_s "
+                                 f"({limits.submission_s:g} s), the deadline for the whole submission"))
     if problems:
         return problems
     return _cycle_problems(rubric, first_index)

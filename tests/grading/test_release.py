@@ -11,6 +11,7 @@ import pytest
 from conftest import MUTANTS, mutant_id
 
 from grader.release import build_bundle
+from grader.rubric import load_self_check, parse_rubric
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +25,8 @@ def test_bundle_holds_no_solution(bundle):
     assert not any(n.startswith(("reference/", "tests/")) for n in names)
     rubrics = {n for n in names if n.endswith(".yaml")}
     assert rubrics == {"grader/data/rubrics/self_check.yaml"}  # never the instructor rubric
+    # Generated from the instructor rubric's student view, not a hand-kept copy.
+    assert parse_rubric((bundle / "grader/data/rubrics/self_check.yaml").read_text()) == load_self_check()
     defining = [n for n in names if n.endswith(".py") and "def causal_attention" in (bundle / n).read_text()]
     assert defining == ["attention.py"]  # the stub, nothing else
     assert "NotImplementedError" in (bundle / "attention.py").read_text()

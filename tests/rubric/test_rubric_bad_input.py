@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.paths import INSTRUCTOR_RUBRIC, SELF_CHECK_RUBRIC
+from grader.paths import INSTRUCTOR_RUBRIC
 from grader.rubric import RubricError, load_rubric, register
 
 VALID = """\
@@ -274,7 +274,7 @@ def test_command_line_exit_status_and_no_traceback(tmp_path):
 
     bad = tmp_path / "bad.yaml"
     bad.write_text(VALID.replace("points: 3", "points: -3"))
-    good = SELF_CHECK_RUBRIC
+    good = INSTRUCTOR_RUBRIC
     run = subprocess.run(
         [sys.executable, "-m", "grader", "rubric", "validate", str(good), str(bad)],
         capture_output=True, text=True, timeout=60,

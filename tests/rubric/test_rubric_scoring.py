@@ -10,8 +10,7 @@ import pytest
 from grader.checks.base import DEFAULT_TOLERANCES, CheckOutcome, Tolerance
 from grader.checks.registry import CHECK_IDS, CHECKS
 from grader.paths import INSTRUCTOR_RUBRIC as INSTRUCTOR
-from grader.paths import SELF_CHECK_RUBRIC
-from grader.rubric import load_rubric, parse_rubric, score_checks
+from grader.rubric import load_rubric, load_self_check, parse_rubric, score_checks
 
 
 def outcomes(**overrides: CheckOutcome) -> dict[str, CheckOutcome]:
@@ -68,8 +67,9 @@ def test_partial_credit_fraction_and_all_or_nothing():
     assert scored["inputs_unchanged"].score == 0  # all_or_nothing
     assert scored["random_probes"].score == pytest.approx(9 * 2 / 8)  # an error keeps its passed cases
     assert scored["mask_structure"].expected == "[1, 0, 0]" and scored["mask_structure"].observed == "[1/3, 1/3, 1/3]"
-    assert scored["mask_structure"].feedback.startswith("the check's own text")
-    assert scored["mask_structure"].hint.startswith("Which score has an exponential")
+    mask = rubric.check("mask_structure")
+    assert scored["mask_structure"].feedback.startswith(mask.feedback.failed)
+    assert scored["mask_structure"].hint == f"Hint 1 of {len(mask.hints)}: {mask.hints[0]}"
 
 
 def test_a_failing_check_with_a_ceiling_caps_the_total_and_says_so():
@@ -84,7 +84,7 @@ def test_a_failing_check_with_a_ceiling_caps_the_total_and_says_so():
 
 
 def test_an_error_shows_what_raised_and_not_the_rubrics_failure_text():
-    rubric = load_rubric(SELF_CHECK_RUBRIC)
+    rubric = load_self_check()
     boom = CheckOutcome("error", 0, 1, "Could not run this check: RuntimeError: shapes (3, 2) and (3, 3)")
     report = by_id(score_checks(rubric, outcomes(gradient_flow=boom), audience="student"))["gradient_flow"]
     assert report.status == "error" and report.score == 0 and report.feedback == boom.feedback
@@ -199,7 +199,7 @@ def test_same_inputs_give_the_same_report():
 
 
 def test_hints_are_revealed_one_per_failing_run(tmp_path):
-    rubric = load_rubric(SELF_CHECK_RUBRIC)
+    rubric = load_self_check()
     hints = rubric.check("mask_structure").hints
     assert len(hints) == 3
     state = tmp_path / "state" / "hints.json"
@@ -221,7 +221,7 @@ def test_hints_are_revealed_one_per_failing_run(tmp_path):
 
 
 def test_hints_without_state_show_the_first_and_damaged_state_restarts(tmp_path):
-    rubric = load_rubric(SELF_CHECK_RUBRIC)
+    rubric = load_self_check()
     first = rubric.check("leak_intervention").hints[0]
     given = outcomes(leak_intervention=failed(0, 2))
     assert by_id(score_checks(rubric, given, audience="student"))["leak_intervention"].hint.endswith(first)
@@ -233,7 +233,7 @@ def test_hints_without_state_show_the_first_and_damaged_state_restarts(tmp_path)
 
 
 def test_tolerance_resolution_check_then_rubric_then_default():
-    text = (SELF_CHECK_RUBRIC).read_text()
+    text = INSTRUCTOR.read_text()
     text = text.replace(
         "  - id: gradient_flow\n    points: 6\n",
         "  - id: gradient_flow\n    points: 6\n    tolerance:\n      float32: {atol: 1.0e-6, rtol: 1.0e-6}\n",
