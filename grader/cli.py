@@ -220,6 +220,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="instructor rubric whose visible checks become the students' self-check (default: the shipped one)")
     p.set_defaults(func=_release)
 
+    from grader.export.cli import register as register_export
     from grader.quiz.cli import register as register_quiz
 
     if command not in TORCH_FREE_VERBS:
@@ -227,6 +228,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
         register_rubric(sub)
     register_quiz(sub)
+    register_export(sub)
     return parser
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from grader.report.markdown import md_code_block, md_escape
 from grader.report.models import Report
-from grader.report.view import printable
+from grader.report.view import printable, truncate
 from grader.vocabulary import Visibility
 
 
@@ -34,6 +34,9 @@ class GradescopeResults(BaseModel):
     stdout_visibility: Visibility = "after_published"
     execution_time: float
     tests: list[GradescopeTest]
+    extra_data: dict[str, Any] = Field(
+        default={}, description="Not shown to students; kept with the submission for the instructor's exports."
+    )
 
 
 # Gradescope renders these fields as markdown (and its HTML): every string is escaped, numbers go
@@ -54,15 +57,22 @@ def to_gradescope(report: Report) -> GradescopeResults:
                             for d in report.diagnoses)
     if report.status == "grader_error":
         diagnoses = f"The grader failed on this file: {md_escape(report.error or '')}"
+    output = diagnoses or "Every check passed."
+    if report.runtime.output:
+        output += "\n\nWhat your code printed:\n\n" + md_code_block(truncate(report.runtime.output))
+    ids = [d.id for d in report.diagnoses]
     return GradescopeResults(
         score=report.score,
-        output=diagnoses or "Every check passed.",
+        output=output,
         execution_time=report.runtime.wall_s,
+        extra_data={"diagnoses": ids, "isolation": report.runtime.isolation, "submission": report.submission},
         tests=[
             GradescopeTest(
                 name=printable(c.title), number=f"{i}", score=c.score, max_score=c.max_score,
                 status="passed" if c.status == "passed" else "failed", output=_output(c),
-                visibility=c.visibility, tags=[c.group, c.id],
+                visibility=c.visibility,
+                # Diagnosis ids ride on the failing tests, so Gradescope's per-tag statistics count them.
+                tags=[c.group, c.id, *(f"diagnosis:{d}" for d in ids if c.status != "passed")],
             )
             for i, c in enumerate(report.checks, start=1)
         ],
