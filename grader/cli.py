@@ -72,8 +72,11 @@ def _grade(args) -> int:
         render_terminal(reports[0], audience="instructor")
     elif len(reports) > 1:
         render_class_summary(run.summary)
-    _write_extras([(r.report, r.report_name) for r in run.results if r.report is not None], args.html,
-                  args.markdown, single=False, audience="instructor")
+    graded = [(r.report, r.report_name) for r in run.results if r.report is not None]
+    _write_extras(graded, args.html, args.markdown, single=False, audience=args.audience, published=args.published)
+    if out:  # one student-view report per student, ready to hand back
+        _write_extras(graded, None, out / "feedback", single=False, audience="student", published=args.published,
+                      quiet=True)
     if args.gradescope and reports:
         from grader.paths import atomic_write_text  # 0600, like every report
         from grader.report.gradescope import to_gradescope
@@ -116,7 +119,8 @@ def _merge(args) -> int:
     return 0
 
 
-def _write_extras(reports, html, markdown, *, single: bool, audience: str) -> None:
+def _write_extras(reports, html, markdown, *, single: bool, audience: str, published: bool = False,
+                  quiet: bool = False) -> None:
     """`reports` holds (report, file stem) pairs; with `single`, html and markdown are file paths."""
     from grader.report.html import write_html
     from grader.report.markdown import write_markdown
@@ -126,9 +130,9 @@ def _write_extras(reports, html, markdown, *, single: bool, audience: str) -> No
             continue
         for report, stem in reports:
             path = Path(target) if single else Path(target) / (stem + suffix)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            writer(report, path, audience=audience)
-            print(f"wrote {_line(str(path))}", file=sys.stderr)
+            writer(report, path, audience=audience, published=published)
+            if not quiet:
+                print(f"wrote {_line(str(path))}", file=sys.stderr)
 
 
 def _demo(args) -> int:
@@ -199,6 +203,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON array of reports, nothing else")
     p.add_argument("--html", metavar="DIR", help="write one HTML report per submission")
     p.add_argument("--markdown", metavar="DIR", help="write one markdown report per submission")
+    p.add_argument("--audience", choices=("instructor", "student"), default="instructor",
+                   help="who --html and --markdown are for: 'student' follows each check's visibility "
+                        "(hidden checks absent), 'instructor' shows every check and marks the hidden ones")
+    p.add_argument("--published", action="store_true",
+                   help="results are released: student views also show after_due_date and after_published checks")
     p.add_argument("--gradescope", metavar="PATH",
                    help="write Gradescope's results.json for the single submission (a folder named is "
                         "one student's submission)")

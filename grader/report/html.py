@@ -14,13 +14,15 @@ from grader.report.models import CheckReport, Report
 from grader.report.plots import heatmap_png, row_change_png
 from grader.report.view import (
     PROBLEM,
+    VISIBILITY_NOTE,
     Audience,
     fmt_number,
+    for_audience,
     headline,
+    held_back_note,
     points_formatter,
     printable,
     problems,
-    shown_checks,
     truncate,
 )
 
@@ -102,9 +104,10 @@ def _visuals(report: Report) -> list[str]:
     return out
 
 
-def render_fragment(report: Report, *, audience: Audience = "student") -> str:
+def render_fragment(report: Report, *, audience: Audience = "student", published: bool = False) -> str:
     """The report as one <div>, with its own scoped style: what a notebook cell displays."""
-    checks, held_back = shown_checks(report, audience)
+    report, held_back = for_audience(report, audience, published=published)
+    checks = report.checks
     fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
                            + [report.score, report.max_score])
     bad = problems(checks)
@@ -118,12 +121,14 @@ def render_fragment(report: Report, *, audience: Audience = "student") -> str:
     parts.append("<h2>Checks</h2><table><tr><th>group</th><th>check</th><th>status</th><th>points</th></tr>")
     for c in checks:
         title = f'<a href="#check-{_e(c.id)}">{_e(c.title)}</a>' if c.status in PROBLEM else _e(c.title)
+        if audience == "instructor" and c.visibility in VISIBILITY_NOTE:
+            title += f' <em class="skip">({_e(VISIBILITY_NOTE[c.visibility])})</em>'
         parts.append(f"<tr><td>{_e(c.group)}</td><td>{title}</td>"
                      f'<td class="{_STATUS_CLASS[c.status]}">{_STATUS_TEXT[c.status]}</td>'
                      f'<td class="num">{fmt(c.score)} / {fmt(c.max_score)}</td></tr>')
     parts.append("</table>")
     if held_back:
-        parts.append(f"<p>{held_back} further check(s) are hidden until results are released.</p>")
+        parts.append(f"<p>{_e(held_back_note(held_back, published=published))}</p>")
     # Pictures before the details: the pattern is quicker to read than the numbers.
     parts += _visuals(report)
     if bad:
@@ -137,7 +142,7 @@ def render_fragment(report: Report, *, audience: Audience = "student") -> str:
     return "\n".join(parts)
 
 
-def render_html(report: Report, *, audience: Audience = "student") -> str:
+def render_html(report: Report, *, audience: Audience = "student", published: bool = False) -> str:
     """A complete HTML document; the CSP forbids any fetch, so a stray reference could not load anyway."""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -145,12 +150,12 @@ def render_html(report: Report, *, audience: Audience = "student") -> str:
         "style-src 'unsafe-inline'\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>Attention check: {_e(report.submission)}</title></head>\n"
-        f'<body style="margin:1.5em">\n{render_fragment(report, audience=audience)}\n</body></html>\n'
+        f'<body style="margin:1.5em">\n{render_fragment(report, audience=audience, published=published)}\n</body></html>\n'
     )
 
 
-def write_html(report: Report, path: Path, *, audience: Audience = "student") -> Path:
+def write_html(report: Report, path: Path, *, audience: Audience = "student", published: bool = False) -> Path:
     """`check --html PATH`; for `grade --html DIR` pass DIR / report_filename(report.submission, ".html")."""
     path = Path(path)
-    atomic_write_text(path, render_html(report, audience=audience))  # 0600: a report is its student's alone
+    atomic_write_text(path, render_html(report, audience=audience, published=published))  # 0600: a report is its student's alone
     return path

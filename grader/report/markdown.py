@@ -9,14 +9,16 @@ from grader.paths import atomic_write_text
 from grader.report.models import Heatmap, Report
 from grader.report.view import (
     STATUS_WORD,
+    VISIBILITY_NOTE,
     Audience,
     fmt_number,
+    for_audience,
     headline,
+    held_back_note,
     leaked_cells,
     points_formatter,
     printable,
     problems,
-    shown_checks,
     truncate,
 )
 
@@ -68,8 +70,9 @@ def _md_heatmap(hm: Heatmap) -> list[str]:
     return out
 
 
-def render_markdown(report: Report, *, audience: Audience = "student") -> str:
-    checks, held_back = shown_checks(report, audience)
+def render_markdown(report: Report, *, audience: Audience = "student", published: bool = False) -> str:
+    report, held_back = for_audience(report, audience, published=published)
+    checks = report.checks
     fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
                            + [report.score, report.max_score])
     lines = [f"# Attention check: {md_escape(report.submission)}", "",
@@ -84,11 +87,12 @@ def render_markdown(report: Report, *, audience: Audience = "student") -> str:
         lines.append("")
     lines += ["## Checks", "", "| group | check | status | points |", "|---|---|---|---:|"]
     for c in checks:
-        lines.append(f"| {md_escape(c.group)} | {md_escape(c.title)} | {STATUS_WORD[c.status]} | "
+        note = f" *({VISIBILITY_NOTE[c.visibility]})*" if audience == "instructor" and c.visibility in VISIBILITY_NOTE else ""
+        lines.append(f"| {md_escape(c.group)} | {md_escape(c.title)}{note} | {STATUS_WORD[c.status]} | "
                      f"{fmt(c.score)} / {fmt(c.max_score)} |")
     lines.append("")
     if held_back:
-        lines += [f"{held_back} further check(s) are hidden until results are released.", ""]
+        lines += [held_back_note(held_back, published=published), ""]
     bad = problems(checks)
     if bad:
         lines += ["## What to fix", ""]
@@ -124,8 +128,8 @@ def render_markdown(report: Report, *, audience: Audience = "student") -> str:
     return "\n".join(lines)
 
 
-def write_markdown(report: Report, path: Path, *, audience: Audience = "student") -> Path:
+def write_markdown(report: Report, path: Path, *, audience: Audience = "student", published: bool = False) -> Path:
     """`check --markdown PATH`; for a batch pass DIR / report_filename(report.submission, ".md")."""
     path = Path(path)
-    atomic_write_text(path, render_markdown(report, audience=audience))  # 0600: a report is its student's alone
+    atomic_write_text(path, render_markdown(report, audience=audience, published=published))  # 0600: a report is its student's alone
     return path

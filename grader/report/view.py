@@ -11,7 +11,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import PurePath
 
-from grader.report.models import CheckReport, Report
+from grader.report.models import CheckReport, GroupTotal, Report
 from grader.vocabulary import Audience
 
 OUTPUT_LIMIT = 2000  # characters of the submission's own printing shown back; it can be anything
@@ -19,12 +19,67 @@ PROBLEM = ("failed", "error")
 Matrix = Sequence[Sequence[float | None]]
 
 
-def shown_checks(report: Report, audience: Audience) -> tuple[list[CheckReport], int]:
-    """Checks this audience may see, and how many were held back. Students see only 'visible' ones."""
+# What a student sees once results are released (`--published`): Gradescope's rule for each visibility.
+RELEASED = ("visible", "after_due_date", "after_published")
+# How an instructor's report marks a check the student does not see (yet).
+VISIBILITY_NOTE = {
+    "hidden": "hidden from students",
+    "after_due_date": "shown to students after the due date",
+    "after_published": "shown to students once published",
+}
+
+
+def shown_checks(report: Report, audience: Audience, *, published: bool = False) -> tuple[list[CheckReport], int]:
+    """Checks this audience may see, and how many were held back. Students see 'visible' ones, and
+    after release (`published`) the `after_due_date` and `after_published` ones too; never `hidden`."""
     if audience == "instructor":
         return list(report.checks), 0
-    shown = [c for c in report.checks if c.visibility == "visible"]
+    allowed = RELEASED if published else ("visible",)
+    shown = [c for c in report.checks if c.visibility in allowed]
     return shown, len(report.checks) - len(shown)
+
+
+def for_audience(report: Report, audience: Audience, *, published: bool = False) -> tuple[Report, int]:
+    """The report as this audience may read it, and how many checks were held back.
+
+    A student's copy holds only the checks shown to them, and nothing that names the others (a
+    skipped check's text names its prerequisite; the random-probe picture shows a hidden probe).
+    Before release its score counts only what is shown; once published it is the grade, hidden
+    checks included, as on Gradescope.
+    """
+    checks, held_back = shown_checks(report, audience, published=published)
+    if audience == "instructor" or not held_back:
+        return report, held_back
+    shown_ids = {c.id for c in checks}
+    withheld = [c for c in report.checks if c.id not in shown_ids]
+
+    def redact(text: str) -> str:
+        for c in withheld:
+            text = text.replace(f"\u201c{c.title}\u201d ({c.id})", "a hidden check").replace(f"({c.id})", "")
+        return text
+
+    checks = [c.model_copy(update={"feedback": redact(c.feedback)}) for c in checks]
+    groups: dict[str, list[CheckReport]] = {}
+    for c in checks:
+        groups.setdefault(c.group, []).append(c)
+    visuals = report.visuals
+    if "random_probes" not in shown_ids:
+        visuals = visuals.model_copy(update={"random_probe": None})
+    update = {
+        "checks": checks,
+        "groups": [GroupTotal(name=g, score=round(sum(c.score for c in cs), 6),
+                              max_score=round(sum(c.max_score for c in cs), 6)) for g, cs in groups.items()],
+        "visuals": visuals,
+    }
+    if not published:
+        update |= {"score": round(sum(c.score for c in checks), 6), "max_score": round(sum(c.max_score for c in checks), 6)}
+    return report.model_copy(update=update), held_back
+
+
+def held_back_note(held_back: int, *, published: bool) -> str:
+    if published:
+        return f"{held_back} hidden check(s) count toward this score but are not shown."
+    return f"{held_back} further check(s) are hidden until results are released."
 
 
 def problems(checks: Sequence[CheckReport]) -> list[CheckReport]:
