@@ -10,7 +10,7 @@ import shutil
 import tomllib
 from pathlib import Path
 
-from grader.paths import INSTRUCTOR_RUBRIC, ROOT
+from grader.paths import INSTRUCTOR_RUBRIC, ROOT, atomic_write_text
 from grader.rubric import Rubric, dump_rubric, load_rubric
 
 SELF_CHECK_HEADER = """yaml-language-server: $schema=../../schemas/rubric.schema.json
@@ -29,10 +29,10 @@ def build_bundle(out: Path, rubric: Rubric | None = None) -> Path:
     rubrics = out / "grader" / "data" / "rubrics"
     shutil.rmtree(rubrics)
     rubrics.mkdir()
-    (rubrics / "self_check.yaml").write_text(dump_rubric(student, header=SELF_CHECK_HEADER), encoding="utf-8")
+    atomic_write_text(rubrics / "self_check.yaml", dump_rubric(student, header=SELF_CHECK_HEADER))
     shutil.copy(ROOT / "student_template" / "attention.py", out / "attention.py")
     shutil.copy(ROOT / "student_template" / "README.md", out / "README.md")
     # The same pins as the project itself, read from pyproject.toml rather than written twice.
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    (out / "requirements.txt").write_text("\n".join(deps) + "\n")
+    atomic_write_text(out / "requirements.txt", "\n".join(deps) + "\n")
     return out

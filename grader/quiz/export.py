@@ -12,6 +12,7 @@ import html
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from grader.paths import atomic_write_text
 from grader.quiz.models import ChoiceItem, ConceptsItem, NumericItem, NumericTarget, Quiz, SelfItem
 
 FORMATS = ("gift", "moodle-xml")
@@ -163,5 +164,5 @@ def to_moodle_xml(quiz: Quiz) -> str:
 def export(quiz: Quiz, fmt: str, out: Path) -> Path:
     text = to_gift(quiz) if fmt == "gift" else to_moodle_xml(quiz)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    atomic_write_text(out, text)
     return out

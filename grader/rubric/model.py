@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import graphlib
 import math
 from typing import Annotated, Literal
 
@@ -179,20 +180,15 @@ class Rubric(_Model):
         return Rubric.model_validate({**self.model_dump(), "checks": checks})
 
     def run_order(self) -> list[str]:
-        """Check ids, each after its prerequisites; otherwise in rubric order."""
+        """Check ids, each after its prerequisites; among those ready at once, in rubric order."""
+        position = {c.id: i for i, c in enumerate(self.checks)}
+        sorter = _prerequisites(self)
+        sorter.prepare()  # a validated rubric has no cycle
         order: list[str] = []
-        seen: set[str] = set()
-
-        def visit(check_id: str) -> None:
-            if check_id in seen:
-                return
-            seen.add(check_id)
-            for prerequisite in self.check(check_id).requires:
-                visit(prerequisite)
-            order.append(check_id)
-
-        for check in self.checks:
-            visit(check.id)
+        while sorter.is_active():
+            ready = sorted(sorter.get_ready(), key=position.__getitem__)
+            order += ready
+            sorter.done(*ready)
         return order
 
 
@@ -228,28 +224,21 @@ def _cross_check_problems(rubric: Rubric) -> list[Problem]:
     return _cycle_problems(rubric, first_index)
 
 
+def _prerequisites(rubric: Rubric) -> graphlib.TopologicalSorter:
+    return graphlib.TopologicalSorter({c.id: c.requires for c in rubric.checks})
+
+
 def _cycle_problems(rubric: Rubric, index: dict[str, int]) -> list[Problem]:
-    # Depth-first search in rubric order, so the same file always reports the same cycle.
-    state: dict[str, str] = {}
-    stack: list[str] = []
-    problems: list[Problem] = []
-
-    def visit(check_id: str) -> None:
-        state[check_id] = "active"
-        stack.append(check_id)
-        for k, prerequisite in enumerate(rubric.checks[index[check_id]].requires):
-            if state.get(prerequisite) == "active":
-                cycle = stack[stack.index(prerequisite):] + [prerequisite]
-                problems.append((
-                    ("checks", index[check_id], "requires", k),
-                    "requires cycle: " + " -> ".join(cycle) + "; no order can run these checks",
-                ))
-            elif prerequisite not in state:
-                visit(prerequisite)
-        stack.pop()
-        state[check_id] = "done"
-
-    for check in rubric.checks:
-        if check.id not in state:
-            visit(check.id)
-    return problems
+    try:
+        _prerequisites(rubric).prepare()
+    except graphlib.CycleError as err:
+        # graphlib lists each prerequisite before the check that needs it; read it the other way,
+        # from the check that comes first in the rubric, so the same file always gives the same text.
+        loop = list(reversed(err.args[1][:-1]))
+        start = min(range(len(loop)), key=lambda i: index[loop[i]])
+        loop = loop[start:] + loop[:start]
+        last = loop[-1]  # its `requires` entry closes the cycle
+        k = rubric.checks[index[last]].requires.index(loop[0])
+        return [(("checks", index[last], "requires", k),
+                 "requires cycle: " + " -> ".join([*loop, loop[0]]) + "; no order can run these checks")]
+    return []

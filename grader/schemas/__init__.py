@@ -7,6 +7,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from grader.paths import atomic_write_text
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -33,6 +35,6 @@ def path_of(name: str) -> Path:
 def write_all() -> list[Path]:
     written = []
     for name, model in models().items():
-        path_of(name).write_text(schema_text(model, name), encoding="utf-8")
+        atomic_write_text(path_of(name), schema_text(model, name))
         written.append(path_of(name))
     return written

@@ -282,3 +282,15 @@ def test_command_line_exit_status_and_no_traceback(tmp_path):
     assert run.returncode == 2
     assert run.stderr == f"{bad}:7:13: checks[0] (return_contract).points: must be >= 0, got -3\n"
     assert f"{good}: ok" in run.stdout
+
+
+def test_a_longer_cycle_is_named_in_order_from_the_first_check():
+    from grader.rubric import parse_rubric
+
+    text = VALID.replace("points: 3", "points: 3\n    requires: [mask_structure]") + (
+        "  - id: mask_structure\n    points: 1\n    requires: [worked_example]\n")
+    with pytest.raises(RubricError) as err:
+        parse_rubric(text, "x.yaml")
+    assert err.value.problems == [
+        "x.yaml:11:16: checks[1] (worked_example).requires[0]: requires cycle: return_contract -> mask_structure "
+        "-> worked_example -> return_contract; no order can run these checks"]
