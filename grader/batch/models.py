@@ -6,8 +6,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from grader.intake.models import Skipped, Student
-from grader.report.models import Report
+from grader.intake.models import Student
+from grader.report.models import CheckTally, ClassSummary, MisconceptionTally, Report, SummaryRow
+
+# The summary's types live with the report models (report/summary.py renders them); a class run fills them.
+__all__ = ["CheckTally", "ClassSummary", "MisconceptionTally", "ResultStatus", "StudentResult", "SummaryRow"]
 
 ResultStatus = Literal["graded", "no_submission", "grader_error"]
 
@@ -22,35 +25,3 @@ class StudentResult(BaseModel):
     report: Report | None = None
     report_name: str = ""  # file stem under reports/, unique and safe (see names.py)
     error: str = ""
-
-
-class CheckTally(BaseModel):
-    id: str
-    title: str
-    passed: int
-    failed: int
-    error: int
-    skipped: int
-
-
-class MisconceptionTally(BaseModel):
-    id: str
-    title: str
-    count: int
-    submissions: list[str]  # the graded files, as found
-    students: list[str] = []  # their student keys
-
-
-class ClassSummary(BaseModel):
-    submissions: int  # students with a graded submission
-    mean: float
-    median: float
-    min: float
-    max: float
-    max_score: float
-    checks: list[CheckTally]
-    misconceptions: list[MisconceptionTally]
-    students: int = 0  # rows in the gradebook, with or without a submission
-    no_submission: int = 0
-    grader_errors: int = 0
-    skipped: list[Skipped] = []

@@ -24,6 +24,7 @@ from grader.batch.junit import junit_xml
 from grader.batch.models import ClassSummary, StudentResult
 from grader.batch.names import student_filename
 from grader.batch.progress import ClassProgress
+from grader.batch.similarity import similar_pairs
 from grader.batch.store import STORE_NAME, Store
 from grader.batch.summary import summarize
 from grader.grade import Executed, default_rubric, execute, judge
@@ -190,7 +191,9 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
     ordered = [results[p.student.key] for p in people]
     store.record(ordered, intake.skipped)
     store.close()
-    run = ClassRun(ordered, list(intake.skipped), summarize(ordered, intake.skipped), graded_now=len(todo) - len(errors),
+    summary = summarize(ordered, intake.skipped)
+    summary.similar = similar_pairs({p.student.key: p.source for p in people if p.source is not None})
+    run = ClassRun(ordered, list(intake.skipped), summary, graded_now=len(todo) - len(errors),
                    from_store=from_store, seconds=time.monotonic() - t0)
     if out:
         run.written = write_outputs(out, run.results, run.skipped, run.summary)
@@ -220,6 +223,10 @@ def write_derived(path: Path, data: bytes) -> None:
 def write_outputs(out: Path, results: list[StudentResult], skipped: list[Skipped], summary: ClassSummary) -> list[Path]:
     paths = [out / "gradebook.csv", out / "summary.json", out / "skipped.csv"]
     atomic_write_text(paths[0], gradebook_csv(results))
-    atomic_write_text(paths[1], summary.model_dump_json(indent=1))
+    # rows (with timings) and similar pairs go to summary.html/md only: summary.json stays the same
+    # whether a class is graded in one run or in shards merged later.
+    atomic_write_text(paths[1], summary.model_dump_json(indent=1, exclude={"rows", "similar"}))
     atomic_write_text(paths[2], skipped_csv(skipped))
-    return paths
+    from grader.report.summary import write_summary  # matplotlib and Jinja2 only when a summary is written
+
+    return paths + write_summary(out, summary)

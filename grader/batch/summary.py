@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 
-from grader.batch.models import CheckTally, ClassSummary, MisconceptionTally, StudentResult
+from grader.batch.models import CheckTally, ClassSummary, MisconceptionTally, StudentResult, SummaryRow
 from grader.intake.models import Skipped
 
 
@@ -33,4 +33,15 @@ def summarize(results: list[StudentResult], skipped: list[Skipped] = ()) -> Clas
                                for i, rs in who.items()), key=lambda m: (-m.count, m.id)),
         students=len(results), no_submission=sum(r.status == "no_submission" for r in results),
         grader_errors=sum(r.status == "grader_error" for r in results), skipped=list(skipped),
+        rows=[_row(r) for r in results],
+    )
+
+
+def _row(r: StudentResult) -> SummaryRow:
+    rep = r.report
+    return SummaryRow(
+        student=r.student.key, name=r.student.name or r.student.id, submission=r.student.submission, status=r.status,
+        score=rep.score if rep else None, max_score=rep.max_score if rep else 0.0,
+        wall_s=rep.runtime.wall_s if rep else 0.0, errors=sum(c.status == "error" for c in rep.checks) if rep else 0,
+        diagnoses=[d.id for d in rep.diagnoses] if rep else [], report=r.report_name if rep else "",
     )

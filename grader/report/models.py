@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 # The report is assembled from what the layers below produced: scoring's check lines and group
 # totals, the diagnosis's findings. Each is defined where it is made and only gathered here.
 from grader.diagnosis.models import Diagnosis
+from grader.intake.models import Skipped
 from grader.rubric.results import CheckReport, GroupTotal
 from grader.vocabulary import Model as _Model
 from grader.vocabulary import Status, Visibility
 
-__all__ = ["CheckReport", "Diagnosis", "GroupTotal", "Heatmap", "Report", "Runtime", "Status", "Visibility",
-           "Visuals"]
+__all__ = ["CheckReport", "CheckTally", "ClassSummary", "Diagnosis", "GroupTotal", "Heatmap", "MisconceptionTally",
+           "Report", "Runtime", "SimilarPair", "Status", "SummaryRow", "Visibility", "Visuals"]
 
 
 class Runtime(_Model):
@@ -56,3 +57,70 @@ class Report(_Model):
     diagnoses: list[Diagnosis] = Field([], max_length=3)
     runtime: Runtime
     visuals: Visuals = Visuals()
+
+
+# --- A class at a glance: filled by a class run (grader/batch), rendered by report/summary.py ------
+
+
+class CheckTally(BaseModel):
+    id: str
+    title: str
+    passed: int
+    failed: int
+    error: int
+    skipped: int
+
+    @property
+    def pass_rate(self) -> float:
+        total = self.passed + self.failed + self.error + self.skipped
+        return self.passed / total if total else 0.0
+
+
+class MisconceptionTally(BaseModel):
+    id: str
+    title: str
+    count: int
+    submissions: list[str]  # the graded files, as found
+    students: list[str] = []  # their student keys
+
+
+class SummaryRow(_Model):
+    """One student in the summary: enough to find the slow, the failing and their reports."""
+
+    student: str = Field(description="The student key, unique in the class.")
+    name: str = ""
+    submission: str = ""
+    status: Literal["graded", "no_submission", "grader_error"]
+    score: float | None = None
+    max_score: float = 0.0
+    wall_s: float = 0.0
+    errors: int = Field(0, description="Checks that ended in an error (the code raised, hung or crashed).")
+    diagnoses: list[str] = []
+    report: str = Field("", description="File stem of the student's reports (reports/STEM.json, feedback/STEM.md).")
+
+
+class SimilarPair(_Model):
+    """Two submissions whose normalised source (names, comments, layout stripped) is the same or nearly."""
+
+    a: str
+    b: str
+    similarity: float = Field(ge=0, le=1, description="Jaccard similarity of normalised token 5-grams.")
+    identical: bool = Field(description="The normalised sources are equal.")
+
+
+class ClassSummary(BaseModel):
+    submissions: int  # students with a graded submission
+    mean: float
+    median: float
+    min: float
+    max: float
+    max_score: float
+    checks: list[CheckTally]
+    misconceptions: list[MisconceptionTally]
+    students: int = 0  # rows in the gradebook, with or without a submission
+    no_submission: int = 0
+    grader_errors: int = 0
+    skipped: list[Skipped] = []
+    rows: list[SummaryRow] = []
+    similar: list[SimilarPair] = Field(
+        [], description="For the instructor to look at, never a penalty; empty after a merge of shards.")

@@ -86,3 +86,4 @@ def test_grade_command_writes_the_chosen_audience_and_a_class_run_writes_feedbac
     [feedback] = (out / "feedback").glob("*.md")  # one student view per student, whatever --audience says
     handback = feedback.read_text()
     assert "Random probes" not in handback and "hidden until results are released" in handback
+    assert "reports/" in (out / "summary.html").read_text() and "## Every student" in (out / "summary.md").read_text()

@@ -1,0 +1,168 @@
+"""summary.html and summary.md: the class at a glance, from a ClassSummary a class run filled.
+
+The page is one self-contained file beside reports/ and feedback/ (links are relative), built from a
+Jinja2 template with autoescaping: student names and file names are data, never markup. The score
+histogram is drawn by matplotlib through its Agg canvas, so no global backend is switched.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from pathlib import Path
+from urllib.parse import quote
+
+import jinja2
+from markupsafe import Markup
+
+from grader.paths import atomic_write_text
+from grader.report.models import ClassSummary, SummaryRow
+
+SLOWEST = 10
+
+_PAGE = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined).from_string("""\
+<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+<title>Class summary: {{ s.students }} students</title>
+<style>
+body{font-family:system-ui,sans-serif;color:#1a1a1a;max-width:1100px;margin:1.5em;line-height:1.4}
+h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ddd;margin-top:1.4em}
+table{border-collapse:collapse}th,td{border:1px solid #ddd;padding:.2em .5em;text-align:left;vertical-align:top}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.bar{display:inline-block;height:.8em;background:#2b6cb0}.bad{color:#b42318}.note{color:#555}
+</style></head>
+<body>
+<h1>Class summary</h1>
+<p id="totals">{{ s.students }} students: {{ s.submissions }} graded, {{ s.no_submission }} without a submission,
+{{ s.grader_errors }} grader errors. Score mean {{ "%.1f"|format(s.mean) }}, median {{ "%.1f"|format(s.median) }},
+range {{ "%g"|format(s.min) }} to {{ "%g"|format(s.max) }} (of {{ "%g"|format(s.max_score) }}).</p>
+{% if histogram %}<figure><img id="histogram" alt="Histogram of scores" src="data:image/png;base64,{{ histogram }}">
+<figcaption>Scores of the graded submissions.</figcaption></figure>{% endif %}
+
+<h2>Pass rate per check</h2>
+<table id="checks"><tr><th>check</th><th>passed</th><th>failed</th><th>error</th><th>skipped</th><th>pass rate</th></tr>
+{% for c in s.checks %}<tr><td>{{ c.title }} <span class="note">({{ c.id }})</span></td><td class="num">{{ c.passed }}</td>
+<td class="num">{{ c.failed }}</td><td class="num">{{ c.error }}</td><td class="num">{{ c.skipped }}</td>
+<td><span class="bar" style="width:{{ (c.pass_rate * 120)|round|int }}px"></span> {{ (c.pass_rate * 100)|round|int }}%</td></tr>
+{% endfor %}</table>
+
+<h2>Misconceptions</h2>
+{% if s.misconceptions %}<table id="misconceptions"><tr><th>misconception</th><th>students</th><th>who</th></tr>
+{% for m in s.misconceptions %}<tr><td>{{ m.title }} <span class="note">({{ m.id }})</span></td><td class="num">{{ m.count }}</td>
+<td>{% for who in m.students %}{{ who }}{% if not loop.last %}, {% endif %}{% endfor %}</td></tr>
+{% endfor %}</table>{% else %}<p>No misconception was diagnosed.</p>{% endif %}
+
+<h2>Slowest submissions</h2>
+<table id="slowest"><tr><th>student</th><th>wall time</th><th>report</th></tr>
+{% for r in slowest %}<tr><td>{{ r.name }}</td><td class="num">{{ "%.2f"|format(r.wall_s) }} s</td><td>{{ links(r) }}</td></tr>
+{% endfor %}</table>
+
+<h2>Failing submissions</h2>
+{% if failing %}<table id="failing"><tr><th>student</th><th>what happened</th><th>report</th></tr>
+{% for r, why in failing %}<tr><td>{{ r.name }}</td><td class="bad">{{ why }}</td><td>{{ links(r) }}</td></tr>
+{% endfor %}</table>{% else %}<p>Every submission ran.</p>{% endif %}
+
+<h2>Similar submissions</h2>
+<p class="note">Pairs whose source is the same, or nearly, once names, comments and layout are stripped. For you to
+read side by side; similarity alone is no evidence of copying, and no score changes because of it.</p>
+{% if s.similar %}<table id="similar"><tr><th>student</th><th>student</th><th>similarity</th></tr>
+{% for p in s.similar %}<tr><td>{{ p.a }}</td><td>{{ p.b }}</td>
+<td class="num">{{ "identical" if p.identical else "%.0f%%"|format(p.similarity * 100) }}</td></tr>
+{% endfor %}</table>{% else %}<p>None.</p>{% endif %}
+
+<h2>Every student</h2>
+<table id="students"><tr><th>student</th><th>key</th><th>score</th><th>diagnoses</th><th>reports</th></tr>
+{% for r in s.rows %}<tr><td>{{ r.name }}</td><td>{{ r.student }}</td>
+<td class="num">{% if r.score is none %}{{ r.status|replace("_", " ") }}{% else %}{{ "%g"|format(r.score) }} / {{ "%g"|format(r.max_score) }}{% endif %}</td>
+<td>{{ r.diagnoses|join(", ") }}</td><td>{{ links(r) }}</td></tr>
+{% endfor %}</table>
+{% if s.skipped %}<h2>Not graded</h2><ul id="skipped">{% for k in s.skipped %}<li>{{ k.path }}: {{ k.reason }}</li>{% endfor %}</ul>{% endif %}
+</body></html>
+""")
+
+
+def _links(row: SummaryRow) -> Markup:
+    if not row.report:
+        return Markup("")
+    stem = quote(row.report)
+    return Markup('<a href="reports/{0}.json">report</a> · <a href="feedback/{0}.md">feedback</a>').format(stem)
+
+
+def failing(summary: ClassSummary) -> list[tuple[SummaryRow, str]]:
+    """Submissions that did not run to the end: not graded, or a check that crashed, hung or raised."""
+    out = []
+    for r in summary.rows:
+        if r.status == "grader_error":
+            out.append((r, "the grader could not grade it"))
+        elif r.status == "graded" and r.errors:
+            out.append((r, f"{r.errors} check(s) ended in an error" + (f" ({', '.join(r.diagnoses)})" if r.diagnoses else "")))
+    return out
+
+
+def slowest(summary: ClassSummary) -> list[SummaryRow]:
+    return sorted((r for r in summary.rows if r.status == "graded"), key=lambda r: -r.wall_s)[:SLOWEST]
+
+
+def histogram_png(summary: ClassSummary) -> str | None:
+    scores = [r.score for r in summary.rows if r.score is not None]
+    if not scores:
+        return None
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 2.6), dpi=80)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    top = summary.max_score or max(scores) or 1.0
+    ax.hist(scores, bins=min(20, max(5, len(set(scores)))), range=(0, top), color="#2b6cb0", edgecolor="white")
+    ax.set_xlabel(f"score (of {top:g})")
+    ax.set_ylabel("students")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def render_summary_html(summary: ClassSummary) -> str:
+    return _PAGE.render(s=summary, histogram=histogram_png(summary), slowest=slowest(summary),
+                        failing=failing(summary), links=_links)
+
+
+def render_summary_markdown(summary: ClassSummary) -> str:
+    from grader.report.markdown import md_escape
+
+    s = summary
+    lines = ["# Class summary", "",
+             f"{s.students} students: {s.submissions} graded, {s.no_submission} without a submission, "
+             f"{s.grader_errors} grader errors. Score mean {s.mean:.1f}, median {s.median:.1f}, "
+             f"range {s.min:g} to {s.max:g} (of {s.max_score:g}).", "",
+             "## Pass rate per check", "", "| check | passed | failed | error | skipped | pass rate |",
+             "|---|---:|---:|---:|---:|---:|"]
+    lines += [f"| {md_escape(c.title)} | {c.passed} | {c.failed} | {c.error} | {c.skipped} | {c.pass_rate:.0%} |"
+              for c in s.checks]
+    lines += ["", "## Misconceptions", ""]
+    lines += [f"- **{md_escape(m.title)}** ({md_escape(m.id)}): {m.count}: {md_escape(', '.join(m.students))}"
+              for m in s.misconceptions] or ["No misconception was diagnosed."]
+    lines += ["", "## Slowest submissions", ""]
+    lines += [f"- {md_escape(r.name)}: {r.wall_s:.2f} s" for r in slowest(s)]
+    lines += ["", "## Failing submissions", ""]
+    lines += [f"- {md_escape(r.name)}: {md_escape(why)}" for r, why in failing(s)] or ["Every submission ran."]
+    lines += ["", "## Similar submissions", "",
+              "Same or nearly the same source once names, comments and layout are stripped; read them side by "
+              "side. No score changes because of it.", ""]
+    lines += [f"- {md_escape(p.a)} and {md_escape(p.b)}: {'identical' if p.identical else f'{p.similarity:.0%}'}"
+              for p in s.similar] or ["None."]
+    lines += ["", "## Every student", "", "| student | key | score | diagnoses | report |", "|---|---|---:|---|---|"]
+    for r in s.rows:
+        score = r.status.replace("_", " ") if r.score is None else f"{r.score:g} / {r.max_score:g}"
+        link = f"[report](reports/{quote(r.report)}.json), [feedback](feedback/{quote(r.report)}.md)" if r.report else ""
+        lines.append(f"| {md_escape(r.name)} | {md_escape(r.student)} | {score} | {md_escape(', '.join(r.diagnoses))} | {link} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_summary(out: Path, summary: ClassSummary) -> list[Path]:
+    paths = [out / "summary.html", out / "summary.md"]
+    atomic_write_text(paths[0], render_summary_html(summary))
+    atomic_write_text(paths[1], render_summary_markdown(summary))
+    return paths
