@@ -43,10 +43,8 @@ def default_rubric(path: Traversable) -> Rubric:
 
 
 def observations(run: RunResult, probes: ProbeSet, source: str, rubric: Rubric) -> Observations:
-    required = tuple(rubric.entry_points.functions) + tuple(rubric.entry_points.classes)
-    # The last dotted part is what a submission's source names: F.scaled_dot_product_attention(...)
-    forbidden = tuple(name.rsplit(".", 1)[-1] for name in rubric.forbidden_apis)
-    return Observations.from_run(run, probes, source, required=required, forbidden=forbidden)
+    # What must be defined follows from the rubric's checks; what is forbidden, from the forbidden_api check.
+    return Observations.from_run(run, probes, source, required=rubric.entry_points, forbidden=Observations.forbidden)
 
 
 def _evaluate(check_id: str, obs: Observations, rubric: Rubric) -> CheckOutcome:

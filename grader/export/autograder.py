@@ -57,8 +57,7 @@ def run(root: Path) -> int:
                               .model_dump_json(indent=1))
             print(f"grader: {err}", file=sys.stderr)
             return 1
-        names = (*rubric.entry_points.functions, *rubric.entry_points.classes)
-        submission, why = find_submission(root / "submission", names)
+        submission, why = find_submission(root / "submission", rubric.entry_points)
         if submission is None:
             atomic_write_text(results, _zero(why).model_dump_json(indent=1))
             return 0

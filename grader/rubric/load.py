@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from grader.checks.registry import CHECK_IDS
 from grader.paths import INSTRUCTOR_RUBRIC, SELF_CHECK_RUBRIC
-from grader.rubric.model import EntryPoints, Feedback, Rubric, RubricCheck, RubricLimits, ToleranceSpec
+from grader.rubric.model import Feedback, Rubric, RubricCheck, RubricLimits, ToleranceSpec
 
 # libyaml's parser where present (10x faster); its nodes carry the same start marks.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -166,7 +166,7 @@ def _kind(value: Any) -> str:
 # --- pydantic errors with positions ----------------------------------------------------------------
 
 _FIELD_NAMES = sorted(
-    {name for model in (Rubric, RubricCheck, EntryPoints, Feedback, ToleranceSpec, RubricLimits)
+    {name for model in (Rubric, RubricCheck, Feedback, ToleranceSpec, RubricLimits)
      for name in model.model_fields}
 )
 
@@ -210,6 +210,15 @@ def _label(loc: Path_, data: dict[str, Any]) -> str:
     return label
 
 
+# Keys older rubrics had, which nothing read; the checks now decide both.
+_RETIRED = {
+    ("entry_points",): "entry_points is no longer a rubric key: the checks name what they call "
+                       "(causal_attention, SingleHead); delete it",
+    ("forbidden_apis",): "forbidden_apis is no longer a rubric key: the forbidden_api check trips every door "
+                         "to fused attention (scaled_dot_product_attention, MultiheadAttention); delete it",
+}
+
+
 def _did_you_mean(word: Any, choices: list[str] | tuple[str, ...]) -> str:
     close = difflib.get_close_matches(str(word), choices, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
@@ -223,6 +232,8 @@ def _message(error: dict[str, Any], loc: Path_) -> str:
     if kind == "literal_error":
         choices = re.findall(r"'([^']*)'", ctx.get("expected", ""))
         return f"unknown value {value!r}{_did_you_mean(value, choices)}; expected one of {', '.join(choices)}"
+    if kind == "extra_forbidden" and loc in _RETIRED:
+        return _RETIRED[loc]
     if kind == "extra_forbidden":
         return f"unknown key{_did_you_mean(loc[-1], _FIELD_NAMES)}"
     if kind == "missing":

@@ -36,20 +36,6 @@ class ToleranceSpec(_Model):
         return Tolerance(atol=self.atol, rtol=self.rtol)
 
 
-class EntryPoints(_Model):
-    """What the submission must define."""
-
-    module: DottedName = Field(description="Module the submission is imported as, e.g. 'attention'.")
-    functions: list[Identifier] = Field(default=[], description="Functions the module must define.")
-    classes: list[Identifier] = Field(default=[], description="Classes the module must define.")
-
-    @model_validator(mode="after")
-    def _something_to_call(self) -> EntryPoints:
-        if not self.functions and not self.classes:
-            raise ValueError("name at least one function or class the submission must define")
-        return self
-
-
 class RubricLimits(_Model):
     """Time and memory one submission may use; an unlisted limit keeps the grader's default."""
 
@@ -116,10 +102,6 @@ class Rubric(_Model):
 
     assignment_id: Identifier
     title: Text
-    entry_points: EntryPoints
-    forbidden_apis: list[DottedName] = Field(
-        default=[], description="Dotted names the submission must not use, e.g. torch.nn.MultiheadAttention."
-    )
     secret_env: Annotated[str, StringConstraints(pattern=r"^[A-Z_][A-Z0-9_]*$")] = Field(
         description="Environment variable holding the secret that seeds hidden probes."
     )
@@ -148,6 +130,11 @@ class Rubric(_Model):
     @property
     def check_ids(self) -> list[str]:
         return [check.id for check in self.checks]
+
+    @property
+    def entry_points(self) -> tuple[str, ...]:
+        """What the submission must define: the names the rubric's checks call, in order."""
+        return tuple(dict.fromkeys(CHECKS[c.id].needs for c in self.checks))
 
     @property
     def max_score(self) -> float:

@@ -15,7 +15,7 @@ from grader.rubric import RubricError, load_rubric, register
 VALID = """\
 assignment_id: demo
 title: Demo
-entry_points: {module: attention, functions: [causal_attention]}
+# what a submission must define follows from the checks
 secret_env: GRADER_SECRET
 checks:
   - id: return_contract
@@ -146,8 +146,8 @@ CASES = {
         "spaces",
     ),
     "invalid YAML": (
-        VALID.replace("[causal_attention]", "[causal_attention"),
-        "3:63: invalid YAML:",
+        VALID.replace("requires: [return_contract]", "requires: [return_contract"),
+        "11:1: invalid YAML:",
         "flow sequence",
     ),
     "two documents": (
@@ -169,15 +169,15 @@ CASES = {
         "6:3: tolerances.float8: unknown value 'float8'",
         "float64",
     ),
-    "bad forbidden api": (
-        VALID.replace("checks:", "forbidden_apis: [torch.nn.functional.scaled dot]\nchecks:"),
-        "5:18: forbidden_apis[0]:",
-        "not a valid name",
+    "retired forbidden_apis": (
+        VALID.replace("checks:", "forbidden_apis: [torch.nn.functional.scaled_dot_product_attention]\nchecks:"),
+        "5:1: forbidden_apis: forbidden_apis is no longer a rubric key",
+        "trips every door",
     ),
-    "no entry point": (
-        VALID.replace("functions: [causal_attention]", "functions: []"),
-        "3:15: entry_points: name at least one function or class",
-        "",
+    "retired entry_points": (
+        VALID.replace("checks:", "entry_points: {module: attention, functions: [causal_attention]}\nchecks:"),
+        "5:1: entry_points: entry_points is no longer a rubric key",
+        "the checks name what they call",
     ),
     "empty hint": (
         VALID.replace("points: 3", "points: 3\n    hints: ['']"),

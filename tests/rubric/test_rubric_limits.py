@@ -13,7 +13,7 @@ from grader.sandbox import Limits, RunResult
 BASE = """\
 assignment_id: demo
 title: Demo
-entry_points: {module: attention, functions: [causal_attention]}
+# what a submission must define follows from the checks
 secret_env: GRADER_SECRET
 checks:
   - id: return_contract

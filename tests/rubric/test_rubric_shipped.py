@@ -40,9 +40,7 @@ def test_instructor_rubric_is_complete_and_worth_100():
     assert INSTRUCTOR.max_score == 100
     assert sorted(INSTRUCTOR.check_ids) == sorted(CHECK_IDS)
     assert any(c.visibility == "hidden" for c in INSTRUCTOR.checks)
-    assert INSTRUCTOR.entry_points.functions == ["causal_attention"]
-    assert INSTRUCTOR.entry_points.classes == ["SingleHead"]
-    assert "torch.nn.functional.scaled_dot_product_attention" in INSTRUCTOR.forbidden_apis
+    assert INSTRUCTOR.entry_points == ("causal_attention", "SingleHead")  # what its checks call
     heaviest = sorted(INSTRUCTOR.checks, key=lambda c: -c.points)[:3]
     assert {c.id for c in heaviest} == {"leak_intervention", "worked_example", "mask_structure"}
 
