@@ -1,12 +1,21 @@
-"""The Gradescope zip, rehearsed: unpack it into a simulated /autograder and run run_autograder with the
-installed wheel, for a correct, a buggy and a hostile submission; results validate against the schema."""
+"""What leaves the instructor's machine, tried as a user would: the wheel installed into a fresh virtual
+environment and used from another folder, and the Gradescope zip rehearsed in a simulated /autograder
+with that installed wheel, for a correct, a buggy and a hostile submission; results validate against
+the generated Gradescope schema.
+
+The fixtures live here rather than in a conftest.py: other test folders import their conftest by
+name (`from conftest import ...`), and a second conftest module would shadow theirs.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import site
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -14,10 +23,78 @@ import jsonschema
 import pytest
 
 from grader.export.gradescope import build_autograder
+from grader.export.wheel import build_wheel
 from grader.schemas import path_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "rehearsal-secret-5f1d2c"
+
+
+@pytest.fixture(scope="module")
+def project_wheel(tmp_path_factory) -> Path:
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory, project_wheel) -> Path:
+    """A fresh venv holding only the wheel's grader; its dependencies (torch 2.13 CPU and the rest)
+    come from this environment's site-packages through a .pth line, so nothing is downloaded or
+    rebuilt. The checkout is never on its path: `grader` can only be the installed wheel."""
+    venv = tmp_path_factory.mktemp("venv") / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                                  check=True, capture_output=True, text=True).stdout.strip())
+    ours = {sysconfig.get_path("purelib"), *site.getsitepackages()}
+    (purelib / "zz_project_dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
+                    "-q", str(project_wheel)], check=True, capture_output=True, text=True)
+    return venv
+
+
+def test_wheel_carries_the_data_and_no_solution(project_wheel):
+    names = set(zipfile.ZipFile(project_wheel).namelist())
+    for data in ("grader/data/rubrics/causal_attention.yaml", "grader/data/quiz.json",
+                 "grader/data/catalogue.json", "grader/schemas/report.schema.json",
+                 "grader/schemas/rubric.schema.json"):
+        assert data in names, data
+    assert not [n for n in names if n.startswith(("reference/", "tests/"))]
+
+
+def _run(venv: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "NO_COLOR": "1", "GRADER_DATA_DIR": str(cwd / "state"),
+           "HOME": str(cwd)}
+    return subprocess.run([str(venv / "bin" / "grader"), *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_installed_wheel_works_from_another_directory(installed, tmp_path):
+    where = subprocess.run([str(installed / "bin" / "python"), "-c", "import grader; print(grader.__file__)"],
+                           cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
+    assert where.startswith(str(installed)) and not where.startswith(str(ROOT))
+
+    shutil.copy(ROOT / "reference" / "mutants" / "zero_fill_mask.py", tmp_path / "attention.py")
+    check = _run(installed, tmp_path, "check", "attention.py", "--json")
+    assert check.returncode == 0, check.stderr
+    report = json.loads(check.stdout)
+    assert report["diagnoses"][0]["id"] == "zero_fill_mask"  # the shipped fingerprints were found
+    assert 0 < report["score"] < report["max_score"]
+
+    (tmp_path / "answers.yaml").write_text("what-mixes: Queries and keys set the weights; the values are mixed.\n")
+    quiz = _run(installed, tmp_path, "quiz", "check", "answers.yaml", "--json")
+    assert quiz.returncode == 0, quiz.stderr
+    verdicts = {item["id"]: item["verdict"] for item in json.loads(quiz.stdout)["items"]}
+    assert verdicts["what-mixes"] == "correct" and verdicts["diagonal"] == "unanswered"
+
+    cards = _run(installed, tmp_path, "cards", "--list", "--state", str(tmp_path / "cards.json"))
+    assert cards.returncode == 0, cards.stderr
+    assert cards.stdout.strip()
+
+    rubric = _run(installed, tmp_path, "rubric", "validate", str(ROOT / "grader/data/rubrics/causal_attention.yaml"))
+    assert rubric.returncode == 0 and ": ok:" in rubric.stdout, rubric.stderr
+    assert not (tmp_path / "build").exists() and os.listdir(tmp_path)
+
+
 
 HOSTILE = '''\
 """Reads the secret and the rubric, forges results.json, then returns the values as the output."""
