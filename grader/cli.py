@@ -74,9 +74,13 @@ def _grade(args) -> int:
         render_class_summary(run.summary)
     graded = [(r.report, r.report_name) for r in run.results if r.report is not None]
     _write_extras(graded, args.html, args.markdown, single=False, audience=args.audience, published=args.published)
-    if out:  # one student-view report per student, ready to hand back
-        _write_extras(graded, None, out / "feedback", single=False, audience="student", published=args.published,
-                      quiet=True)
+    if out:  # one student-view report per student, ready to hand back; rebuilt from the store on a rerun
+        from grader.report.markdown import render_markdown
+
+        for report, stem in graded:
+            paths.atomic_write_text(out / "feedback" / f"{stem}.md",
+                                    render_markdown(report, audience="student", published=args.published),
+                                    durable=False, skip_unchanged=True)
     if args.gradescope and reports:
         from grader.paths import atomic_write_text  # 0600, like every report
         from grader.report.gradescope import to_gradescope
@@ -119,8 +123,7 @@ def _merge(args) -> int:
     return 0
 
 
-def _write_extras(reports, html, markdown, *, single: bool, audience: str, published: bool = False,
-                  quiet: bool = False) -> None:
+def _write_extras(reports, html, markdown, *, single: bool, audience: str, published: bool = False) -> None:
     """`reports` holds (report, file stem) pairs; with `single`, html and markdown are file paths."""
     from grader.report.html import write_html
     from grader.report.markdown import write_markdown
@@ -131,8 +134,7 @@ def _write_extras(reports, html, markdown, *, single: bool, audience: str, publi
         for report, stem in reports:
             path = Path(target) if single else Path(target) / (stem + suffix)
             writer(report, path, audience=audience, published=published)
-            if not quiet:
-                print(f"wrote {_line(str(path))}", file=sys.stderr)
+            print(f"wrote {_line(str(path))}", file=sys.stderr)
 
 
 def _demo(args) -> int:

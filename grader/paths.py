@@ -48,16 +48,33 @@ def hint_state() -> Path:
     return state_path(None, "GRADER_HINT_STATE", "hints.json")
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write beside the target, fsync, then rename: a crash leaves the old file or the new, never half."""
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True, skip_unchanged: bool = False) -> None:
+    """The one way the grader writes a file: beside the target, then renamed over it, so a crash
+    leaves the old file or the new, never half (the temporary file is private, mode 0600).
+
+    `durable` fsyncs before the rename (state and results); a file that can always be rebuilt
+    (a class run's derived reports) skips it, and with `skip_unchanged` is not rewritten at all.
+    """
+    path = Path(path)
+    if skip_unchanged:
+        try:
+            if path.stat().st_size == len(data) and path.read_bytes() == data:
+                return
+        except OSError:
+            pass
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_text(path: Path, text: str, *, durable: bool = True, skip_unchanged: bool = False) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), durable=durable, skip_unchanged=skip_unchanged)

@@ -30,7 +30,7 @@ from grader.batch.summary import summarize
 from grader.grade import Executed, default_rubric, execute, judge
 from grader.intake.collect import Intake, Prepared, shard_of
 from grader.intake.models import Skipped
-from grader.paths import INSTRUCTOR_RUBRIC, atomic_write_text
+from grader.paths import INSTRUCTOR_RUBRIC, atomic_write_bytes, atomic_write_text
 from grader.report.models import Report
 from grader.rubric import Rubric
 from grader.sandbox import Sandbox
@@ -205,19 +205,7 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
 
 def write_derived(path: Path, data: bytes) -> None:
     """A file the store can always rebuild: replaced whole (never half-written), not fsynced, skipped if unchanged."""
-    try:
-        if path.stat().st_size == len(data) and path.read_bytes() == data:
-            return
-    except OSError:
-        pass
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # mode 0600
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, data, durable=False, skip_unchanged=True)
 
 
 def write_outputs(out: Path, results: list[StudentResult], skipped: list[Skipped], summary: ClassSummary) -> list[Path]:

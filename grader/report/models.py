@@ -100,11 +100,11 @@ class SummaryRow(_Model):
 
 
 class SimilarPair(_Model):
-    """Two submissions whose normalised source (names, comments, layout stripped) is the same or nearly."""
+    """Submissions whose normalised source (names, comments, layout stripped) is the same or nearly:
+    every student of a group of identical ones, or the two groups of a near pair."""
 
-    a: str
-    b: str
-    similarity: float = Field(ge=0, le=1, description="Jaccard similarity of normalised token 5-grams.")
+    students: list[str] = Field(min_length=2, description="Student keys, sorted.")
+    similarity: float = Field(ge=0, le=1, description="Jaccard similarity of normalised syntax-tree 5-grams.")
     identical: bool = Field(description="The normalised sources are equal.")
 
 

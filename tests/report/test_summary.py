@@ -36,7 +36,7 @@ def summary() -> ClassSummary:
         misconceptions=[MisconceptionTally(id="zero_fill_mask", title="Fills forbidden scores with 0", count=1,
                                            submissions=["cy.py"], students=["canvas:3"])],
         skipped=[Skipped(path="notes.txt", reason="not a submission")], rows=rows,
-        similar=[SimilarPair(a="canvas:1", b="canvas:3", similarity=1.0, identical=True)],
+        similar=[SimilarPair(students=["canvas:1", "canvas:3"], similarity=1.0, identical=True)],
     )
 
 
