@@ -64,10 +64,18 @@ def _version(dist: str) -> str:
     return importlib.metadata.version(dist).split("+")[0]  # 2.13.0+cpu -> 2.13.0
 
 
-def constraints() -> str:
-    """The versions this grader was tested with, for every dependency the wheel names."""
+def _requirements(wheel: Path) -> list[str]:
+    """Requires-Dist of the wheel itself, so the pins follow what it needs, not an older install."""
+    with zipfile.ZipFile(wheel) as zf:
+        name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = zf.read(name).decode("utf-8")
+    return [line.split(":", 1)[1].strip() for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+
+
+def constraints(wheel: Path) -> str:
+    """The versions installed here (what the grader was tested with), for every dependency the wheel names."""
     lines = []
-    for requirement in importlib.metadata.requires("attention-grader") or []:
+    for requirement in _requirements(wheel):
         if "extra ==" in requirement:
             continue
         name = re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0]
@@ -87,7 +95,7 @@ def build_autograder(out: Path, *, rubric_path: Path | None = None, secret: str 
         files = {
             "setup.sh": SETUP_SH.format(torch=_version("torch"), cpu_index=CPU_INDEX, wheel=wheel.name),
             "run_autograder": RUN_AUTOGRADER,
-            "constraints.txt": constraints(),
+            "constraints.txt": constraints(wheel),
             "rubric.yaml": rubric_text,
             "secret": secret + "\n",
         }
