@@ -10,32 +10,29 @@ Whatever happens, results.json is written: a missing file or a broken setup gets
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
-from grader.paths import atomic_write_text
+from grader.paths import atomic_write_bytes, atomic_write_text
 from grader.report.gradescope import GradescopeResults, to_gradescope
 
-SUFFIXES = (".py",)
 
+def find_submission(folder: Path, entries: tuple[str, ...]) -> tuple[bytes | None, str, str]:
+    """What the class run's intake makes of the folder as one student's submission (.py, .ipynb, .zip,
+    helper modules packed in): (source to run, the file as found, why there is none)."""
+    from grader.intake.collect import InputError, collect
 
-def find_submission(folder: Path, names: tuple[str, ...]) -> tuple[Path | None, str]:
-    """The file that defines the graded names; attention.py first when several do. Returns (file, why not)."""
     if not folder.is_dir():
-        return None, f"There is no submission folder ({folder})."
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
-    if not files:
-        return None, "No Python file was submitted: upload attention.py."
-
-    def defines(path: Path) -> bool:
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return False
-        return any(f"def {n}" in text or f"class {n}" in text for n in names)
-
-    defining = [p for p in files if defines(p)] or files
-    defining.sort(key=lambda p: (p.name != "attention.py", len(p.parts), str(p)))
-    return defining[0], ""
+        return None, "", f"There is no submission folder ({folder})."
+    try:
+        intake = collect([folder], entries=entries, as_student=True)
+    except InputError as err:
+        return None, "", f"The submission could not be read: {err}"
+    ready = [p for p in intake.students if p.source is not None]
+    if not ready:
+        why = "; ".join(f"{Path(s.path).name}: {s.reason}" for s in intake.skipped[:5])
+        return None, "", "No gradable file was submitted: upload attention.py" + (f" ({why})." if why else ".")
+    return ready[0].source, ready[0].student.submission, ""
 
 
 def _zero(message: str) -> GradescopeResults:
@@ -57,14 +54,18 @@ def run(root: Path) -> int:
                               .model_dump_json(indent=1))
             print(f"grader: {err}", file=sys.stderr)
             return 1
-        submission, why = find_submission(root / "submission", rubric.entry_points)
-        if submission is None:
+        source, found, why = find_submission(root / "submission", rubric.entry_points)
+        if source is None:
             atomic_write_text(results, _zero(why).model_dump_json(indent=1))
             return 0
-        with Sandbox(quiet=True) as sandbox:
-            report = grade_file(submission, sandbox=sandbox, rubric=rubric, secret=secret or None,
-                                audience="instructor", hidden_paths=[root])
-        report = report.model_copy(update={"submission": str(submission.relative_to(root / "submission"))})
+        with tempfile.TemporaryDirectory(prefix="grader-autograder-") as staging:
+            staged = Path(staging) / "attention.py"  # a notebook or zip is graded as the source intake made of it
+            atomic_write_bytes(staged, source)
+            with Sandbox(quiet=True) as sandbox:
+                report = grade_file(staged, sandbox=sandbox, rubric=rubric, secret=secret or None,
+                                    audience="instructor", hidden_paths=[root, Path(staging)])
+        shown = Path(found).name if Path(found).is_absolute() else found
+        report = report.model_copy(update={"submission": shown})
         atomic_write_text(results, to_gradescope(report).model_dump_json(indent=1))
         print(f"graded {report.submission}: {report.score:g}/{report.max_score:g} ({report.runtime.isolation})")
         return 0

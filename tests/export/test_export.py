@@ -143,13 +143,15 @@ def test_zip_layout_and_pins(autograder_zip, project_wheel):
     assert zf.read("secret").decode().strip() == SECRET
 
 
-def _rehearse(autograder_zip: Path, installed: Path, tmp_path: Path, source: str) -> tuple[dict, str]:
+def _rehearse(autograder_zip: Path, installed: Path, tmp_path: Path, source: str | None,
+              name: str = "attention.py") -> tuple[dict, str]:
     root = tmp_path / "autograder"
     zipfile.ZipFile(autograder_zip).extractall(root / "source")
     (root / "source" / "run_autograder").chmod(0o755)
     (root / "submission").mkdir()
     (root / "results").mkdir()
-    (root / "submission" / "attention.py").write_text(source.format(root=str(root)) if "{root" in source else source)
+    if source is not None:
+        (root / "submission" / name).write_text(source.format(root=str(root)) if "{root" in source else source)
     env = {"PATH": "/usr/bin:/bin", "GRADER_AUTOGRADER_ROOT": str(root),
            "GRADER_PYTHON": str(installed / "bin" / "python"), "HOME": str(tmp_path)}
     proc = subprocess.run([str(root / "source" / "run_autograder")], cwd=root, env=env, capture_output=True,
@@ -166,6 +168,21 @@ def test_correct_submission_gets_full_marks(autograder_zip, installed, tmp_path)
     assert results["score"] == 100 and results["extra_data"]["diagnoses"] == []
     assert {t["visibility"] for t in results["tests"]} >= {"visible", "hidden", "after_due_date"}
     assert all(t["status"] == "passed" for t in results["tests"])
+
+
+def test_a_notebook_is_graded_as_its_code_cells(autograder_zip, installed, tmp_path):
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": (ROOT / "reference" / "attention.py").read_text().splitlines(keepends=True)},
+             {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": ["from grader import check\n", "check(causal_attention)\n"]}]
+    notebook = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    results, _ = _rehearse(autograder_zip, installed, tmp_path, notebook, name="attention.ipynb")
+    assert results["score"] == 100 and results["extra_data"]["submission"] == "attention.ipynb"
+
+
+def test_an_empty_submission_gets_zero_and_a_reason(autograder_zip, installed, tmp_path):
+    results, _ = _rehearse(autograder_zip, installed, tmp_path, None)
+    assert results["score"] == 0 and results["tests"] == [] and "upload attention.py" in results["output"]
 
 
 def test_buggy_submission_is_diagnosed_in_extra_data_and_tags(autograder_zip, installed, tmp_path):
