@@ -39,11 +39,11 @@ def test_editing_the_instructor_rubric_changes_the_self_check():
 
 
 def test_a_hidden_prerequisite_is_dropped_from_the_student_view():
-    text = _edit(TEXT, "    visibility: visible\n    requires: [single_head]\n",
-                 "    visibility: visible\n    requires: [single_head, random_probes]\n")
+    text = _edit(TEXT, "  - id: zero_queries\n    points: 5\n",
+                 "  - id: zero_queries\n    points: 5\n    requires: [worked_example, random_probes]\n")
     instructor = parse_rubric(text)
-    assert instructor.check("single_head_gradients").requires == ["single_head", "random_probes"]
-    assert instructor.student_view().check("single_head_gradients").requires == ["single_head"]
+    assert instructor.check("zero_queries").requires == ["worked_example", "random_probes"]
+    assert instructor.student_view().check("zero_queries").requires == ["worked_example"]
 
 
 def test_dumped_view_reads_back_equal():
