@@ -58,14 +58,14 @@ def to_gradescope(report: Report) -> GradescopeResults:
     if report.status == "grader_error":
         diagnoses = f"The grader failed on this file: {md_escape(report.error or '')}"
     output = diagnoses or "Every check passed."
-    if report.runtime.output:
-        output += "\n\nWhat your code printed:\n\n" + md_code_block(truncate(report.runtime.output))
     ids = [d.id for d in report.diagnoses]
     return GradescopeResults(
         score=report.score,
         output=output,
         execution_time=report.runtime.wall_s,
-        extra_data={"diagnoses": ids, "isolation": report.runtime.isolation, "submission": report.submission},
+        # What the code printed stays out of the rendered output (it is anything the student wrote).
+        extra_data={"diagnoses": ids, "isolation": report.runtime.isolation, "submission": report.submission,
+                    "printed": truncate(report.runtime.output)},
         tests=[
             GradescopeTest(
                 name=printable(c.title), number=f"{i}", score=c.score, max_score=c.max_score,
