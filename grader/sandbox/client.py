@@ -29,7 +29,6 @@ from grader.sandbox.cgroups import SlotGroups
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
 from grader.sandbox.wire import Bounds, Frame, WireError, encode, frame_bytes, read_frame
 
-REPO_ROOT = ROOT
 DEFAULT_RUNNER = "grader.sandbox.runner:serve"
 # Gradescope keeps the autograder source, the submission and results.json under this root.
 GRADESCOPE_ROOT = "/autograder"
@@ -79,10 +78,10 @@ def _default_hidden() -> list[str]:
     """The source checkout (reference, rubrics, tests, .git) and Gradescope's tree. Only a
     checkout: installed into site-packages, the package's parent is everyone's packages."""
     hidden = [GRADESCOPE_ROOT]
-    if (REPO_ROOT / "pyproject.toml").exists() and not any(
-        REPO_ROOT == Path(p).resolve() for p in site.getsitepackages()
+    if (ROOT / "pyproject.toml").exists() and not any(
+        ROOT == Path(p).resolve() for p in site.getsitepackages()
     ):
-        hidden.append(str(REPO_ROOT))
+        hidden.append(str(ROOT))
     return hidden
 
 
@@ -199,7 +198,7 @@ class Sandbox:
             "groups": self._groups.dirs if self._groups else None,
             "userns": userns,
         }
-        code = f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); from grader.sandbox.zygote import main; main()"
+        code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from grader.sandbox.zygote import main; main()"
         self._proc = None
         if userns:
             # Entered between fork and exec, while the new process is single-threaded (unshare needs that).

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from grader.paths import ROOT as REPO_ROOT
 from grader.sandbox import Frame, Limits, Sandbox
-from grader.sandbox.client import REPO_ROOT
 from grader.sandbox.leftovers import owned_by
 
 GALLERY = REPO_ROOT / "tests" / "gallery"
