@@ -25,6 +25,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/warm_vs_fresh.py
+	$(PY) bench/cold_start.py
 
 # Grader accuracy on the real-code and mutation corpora (tests/real, tests/accuracy); writes docs/accuracy.md.
 accuracy: $(STAMP)

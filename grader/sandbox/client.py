@@ -6,6 +6,7 @@ names the reason a reply is missing, it never earns anything.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import json
@@ -23,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from grader.paths import ROOT
-from grader.sandbox import harden
+from grader.sandbox import harden, seed
 from grader.sandbox import zygote as zy
 from grader.sandbox.cgroups import SlotGroups
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
@@ -97,6 +98,22 @@ def _lock_slot() -> tuple[int, int]:
     raise SandboxError(f"all {SLOT_COUNT} sandbox slots are in use")
 
 
+class _Forked:
+    """A zygote forked by the seed: the seed's child, so it is watched rather than waited for."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def wait(self, timeout: float | None = None) -> int:
+        if not seed.wait_gone(self.pid, 1e9 if timeout is None else timeout):
+            raise subprocess.TimeoutExpired(f"zygote {self.pid}", timeout)
+        return 0
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(self.pid, signal.SIGKILL)
+
+
 class _Child:
     def __init__(self, pid: int, inbox: int, outbox: int, oom_kills: int = 0) -> None:
         self.pid, self.inbox, self.outbox = pid, inbox, outbox
@@ -163,7 +180,7 @@ class Sandbox:
         self.isolation = "rlimits-only"
         self.zygote_pid = 0
         self.uid = 0
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen | _Forked | None = None
         self._sock: socket.socket | None = None
         self._slot_fd: int | None = None
         self._groups: SlotGroups | None = None
@@ -200,7 +217,12 @@ class Sandbox:
         }
         code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from grader.sandbox.zygote import main; main()"
         self._proc = None
-        if userns:
+        # Forked from the seed when there is one (one torch import per process); a user namespace
+        # must be entered by a single-threaded new process, so that case keeps the fresh interpreter.
+        forked = None if userns else seed.fork_zygote(config, theirs.fileno())
+        if forked is not None:
+            self._proc = _Forked(forked)
+        if self._proc is None and userns:
             # Entered between fork and exec, while the new process is single-threaded (unshare needs that).
             uid_gid = (os.getuid(), os.getgid())
             try:

@@ -1,7 +1,8 @@
-"""The warm server: imports torch once, then forks one hardened child per submission.
+"""The warm server: holds torch imported, then forks one hardened child per submission.
 
-It is started by `Sandbox` as a fresh interpreter with an empty environment, so it holds
-nothing secret: a child inherits all of its memory. It talks to the grader over one Unix
+It is forked from the seed (`seed.py`: a copy of the grader taken before any secret was read,
+its environment wiped) or, without a seed, started as a fresh interpreter with an empty
+environment; either way it holds nothing secret, since a child inherits all of its memory. It talks to the grader over one Unix
 socket (length-prefixed JSON, descriptors passed alongside) and never reads a child's pipes.
 """
 
@@ -415,22 +416,34 @@ def _warm_up(torch) -> None:
         os.close(w_)
 
 
+def prepare() -> None:
+    """One thread, torch's and pydantic's first-call costs paid, memory frozen: what every child
+    inherits. Runs once per server, or once in the seed that servers are forked from."""
+    import torch
+
+    torch.set_num_threads(1)
+    with contextlib.suppress(RuntimeError):  # already set where this process was forked from
+        torch.set_num_interop_threads(1)
+    _warm_up(torch)
+    gc.freeze()  # the children's collections then leave the shared pages alone (no copy-on-write)
+
+
+def serve(config: dict[str, Any], sock: socket.socket) -> None:
+    """Serve run and kill requests on `sock` until it closes."""
+    # No PDEATHSIG here: it fires when the *thread* that started us ends. EOF on the socket is our cue.
+    harden.prctl(harden.PR_SET_CHILD_SUBREAPER, 1)
+    Zygote(sock, config["runner"], config["hidden"], config["keep"], config["uid"], config["isolate"],
+           config.get("groups"), config.get("userns", False)).loop()
+
+
 def main() -> None:
+    """A server as a fresh interpreter (`Sandbox` without a seed: see `seed.py`)."""
     config = json.loads(sys.argv[1])
     # Before torch: the BLAS pools read these once, and a thread alive at fork time is lost in the child.
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
-    # No PDEATHSIG here: it fires when the *thread* that started us ends. EOF on the socket is our cue.
-    harden.prctl(harden.PR_SET_CHILD_SUBREAPER, 1)
-    import torch
-
-    torch.set_num_threads(1)
-    torch.set_num_interop_threads(1)
-    _warm_up(torch)
-    gc.freeze()  # the children's collections then leave the shared pages alone (no copy-on-write)
-    sock = socket.socket(fileno=config["fd"])
-    Zygote(sock, config["runner"], config["hidden"], config["keep"], config["uid"], config["isolate"],
-           config.get("groups"), config.get("userns", False)).loop()
+    prepare()
+    serve(config, socket.socket(fileno=config["fd"]))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,82 @@
+"""A cold `check` and a cold single-file `grade --json` against a bare `python -c "import torch"`.
+
+This is what a student pays on every run and what every Gradescope container pays once: a fresh
+process, one submission. All commands are timed here, side by side, in one run, interleaved
+round by round so a noisy neighbour hurts each alike; the figure is the median over rounds.
+Target (issue 12): each at most 1.3x the bare import.
+
+`--otter` also times Otter-Grader's `otter run` on the same files, one fresh process per file,
+from a throwaway virtual environment it builds (PyPI must be reachable); it is skipped with a
+reason when that environment cannot be built.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "reference" / "attention.py"
+BUGGY = ROOT / "examples" / "submission.py"
+
+
+def commands(py: str) -> dict[str, list[str]]:
+    return {
+        "bare `python -c 'import torch'`": [py, "-c", "import torch"],
+        "check FILE (correct)": [py, "-m", "grader", "check", str(REFERENCE)],
+        "check FILE (buggy, diagnosed)": [py, "-m", "grader", "check", str(BUGGY)],
+        "grade FILE --json (correct)": [py, "-m", "grader", "grade", str(REFERENCE), "--json"],
+    }
+
+
+def run_once(cmd: list[str], env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - t0
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="rounds; each times every command once")
+    parser.add_argument("--otter", action="store_true", help="also time `otter run` (builds a venv)")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
+        env = {**os.environ, "GRADER_DATA_DIR": tmp, "GRADER_SECRET": "bench-secret", "NO_COLOR": "1"}
+        cmds = commands(sys.executable)
+        otter = None
+        if args.otter:
+            from bench.otter import prepare  # noqa: PLC0415 - only when asked for
+
+            otter, why = prepare(Path(tmp), [REFERENCE, BUGGY])
+            if otter is None:
+                print(f"otter run: not measured ({why})")
+            else:
+                cmds |= otter
+        times: dict[str, list[float]] = {name: [] for name in cmds}
+        for cmd in cmds.values():  # once untimed: page cache, .pyc files
+            run_once(cmd, env)
+        for _ in range(args.rounds):
+            for name, cmd in cmds.items():
+                times[name].append(run_once(cmd, env))
+    med = {name: statistics.median(ts) for name, ts in times.items()}
+    bare = med["bare `python -c 'import torch'`"]
+    print(f"cold start, median of {args.rounds} interleaved rounds (isolation as the grader reports it):")
+    for name, m in med.items():
+        spread = f"{min(times[name]):.2f}-{max(times[name]):.2f} s"
+        print(f"  {name:40s} {m:6.2f} s  ({spread})  {m / bare:4.2f}x bare import")
+    worst = max(m / bare for name, m in med.items() if name.startswith(("check", "grade")))
+    print(f"worst grader ratio: {worst:.2f}x a bare import (target <= 1.3x)")
+
+
+if __name__ == "__main__":
+    main()
