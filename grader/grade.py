@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-import torch
-
 from grader.checks.base import CheckOutcome
 from grader.checks.observations import Observations, Reply
 from grader.checks.registry import CHECKS
@@ -201,5 +199,3 @@ def self_check(path: Path, *, sandbox: Sandbox | None = None, hint_state_path: P
 def secret_from_env(rubric: Rubric) -> str | None:
     return os.environ.get(rubric.secret_env) or None
 
-
-torch.set_num_threads(1)  # the grader's own expected values are tiny; threads only add start-up cost

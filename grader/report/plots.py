@@ -10,16 +10,15 @@ import base64
 import io
 from collections.abc import Sequence
 
-import matplotlib
+# Figures drawn on their own Agg canvas: no display needed, identical output everywhere, and the
+# process's pyplot backend (a notebook's inline one) is left alone.
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
-matplotlib.use("Agg")  # no display on a grading machine, and identical output everywhere
-
-from matplotlib.colors import LinearSegmentedColormap  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
-
-from grader.report.models import Heatmap  # noqa: E402
-from grader.report.view import Matrix, is_missing, leaked_cells  # noqa: E402
+from grader.report.models import Heatmap
+from grader.report.view import Matrix, is_missing, leaked_cells
 
 DPI = 80  # modest: a report holds several pictures and must stay small
 # Only "Software" is written by default; dropping it keeps the bytes identical across matplotlib versions.
@@ -82,6 +81,7 @@ def _draw_weights(ax, weights: Matrix, title: str, *, mark_leaks: bool) -> None:
 def heatmap_png(heatmap: Heatmap) -> str:
     """The student's weights next to the correct weights, as base64 PNG."""
     fig = Figure(figsize=(8.0, 4.2))
+    FigureCanvasAgg(fig)
     left, right = fig.subplots(1, 2)
     if heatmap.student is None:
         left.set_axis_off()
@@ -103,6 +103,7 @@ def row_change_png(leak: Sequence[float | None], control: Sequence[float] | None
     """Max change of each earlier output row when only the future is changed, as base64 PNG."""
     n = len(leak)
     fig = Figure(figsize=(6.0, 3.5))
+    FigureCanvasAgg(fig)
     ax = fig.subplots()
     width = 0.4 if control is not None else 0.6
     offset = width / 2 if control is not None else 0.0

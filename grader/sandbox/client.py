@@ -184,6 +184,7 @@ class Sandbox:
         self._sock: socket.socket | None = None
         self._slot_fd: int | None = None
         self._groups: SlotGroups | None = None
+        self._abandoned = False
 
     # -- lifecycle -------------------------------------------------------------------------
     def __enter__(self) -> Sandbox:
@@ -233,8 +234,13 @@ class Sandbox:
             self._proc = self._popen(code, config, theirs, None)
         theirs.close()
         self._sock = mine
+        self._abandoned = False
         mine.settimeout(120)
-        hello = self._recv()
+        try:
+            hello = self._recv()
+        except BaseException:
+            self._abandon()  # a half-started server would answer the next request with its hello
+            raise
         mine.settimeout(None)
         self.isolation = hello["isolation"]
         self.zygote_pid = hello["pid"]
@@ -251,6 +257,8 @@ class Sandbox:
             cwd="/",
             stdin=subprocess.DEVNULL,
             preexec_fn=preexec,
+            # Out of our process group: Jupyter interrupts a kernel by signalling its whole group.
+            start_new_session=True,
         )
 
     def close(self) -> None:
@@ -306,8 +314,32 @@ class Sandbox:
                 return self.run(source_path, calls, hidden_paths)
             finally:
                 self.limits = own
+        if self._sock is None and self._abandoned:
+            self.start()
         if self._sock is None:
             raise SandboxError("the sandbox is not started; use it as a context manager")
+        if self._proc is not None and _exited(self._proc):
+            # It died between submissions (killed from outside, a session ending): not this file's doing.
+            self.close()
+            self.start()
+        try:
+            return self._run_submission(source_path, calls, hidden_paths)
+        except BaseException:
+            # Interrupted (Ctrl-C, a notebook's interrupt) or broken halfway through a conversation:
+            # the server may still owe us frames, so it is replaced rather than read out of step.
+            self._abandon()
+            raise
+
+    def _abandon(self) -> None:
+        """Kill the server now; the next `run` starts a fresh one (not here: an interrupt must not wait)."""
+        if self._proc is not None:
+            self._proc.kill()
+        self.close()
+        self._abandoned = True
+
+    def _run_submission(
+        self, source_path: os.PathLike | str, calls: Sequence[Frame], hidden_paths: Iterable
+    ) -> RunResult:
         lim = self.limits
         t0 = time.monotonic()
         hidden = [str(p) for p in hidden_paths]
@@ -564,6 +596,14 @@ class Sandbox:
         if len(data) > cap and not text.endswith("[output truncated]\n"):
             text += "\n[output truncated]\n"
         return text
+
+
+def _exited(proc: subprocess.Popen | _Forked) -> bool:
+    try:
+        proc.wait(timeout=0)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
 
 
 def _fail_all(result: RunResult, pending: list[Frame], failure: Failure, why: str) -> None:
