@@ -150,7 +150,10 @@ def _judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Cata
         obs.load_error = Reply(False, error_type="unreadable", error=f"cannot read the file: {executed.unreadable}")
     outcomes = {cid: _evaluate(cid, obs, rubric) for cid in rubric.check_ids}
     key = hashlib.sha256((hint_key or str(executed.path.resolve())).encode()).hexdigest()[:16]
-    scored = score_checks(rubric, outcomes, audience=audience, hint_key=key, hint_state_path=hint_state_path)
+    # Hints advance when the code changed and the check still fails, not on every rerun.
+    code = hashlib.sha256(executed.source.encode()).hexdigest()[:16]
+    scored = score_checks(rubric, outcomes, audience=audience, hint_key=key, hint_state_path=hint_state_path,
+                          hint_source=code)
     diagnoses = diagnose(obs, outcomes, catalogue or catalogue_data.load(), lost=points_lost(rubric, scored.checks))
     run = executed.run
     return Report(
@@ -177,10 +180,13 @@ _shared: Sandbox | None = None
 
 
 def shared_sandbox() -> Sandbox:
-    """One warm sandbox per process, for interactive use (notebooks, repeated self-checks)."""
+    """One warm sandbox per process, for interactive use (notebooks, repeated self-checks).
+
+    Quiet: on a student's own machine there is nothing to protect from their code, so the isolation
+    level is one line of the report, not the instructor's warning."""
     global _shared
     if _shared is None:
-        _shared = Sandbox()
+        _shared = Sandbox(quiet=True)
         _shared.start()
         atexit.register(_shared.close)
     return _shared
@@ -190,7 +196,8 @@ def self_check(path: Path, *, sandbox: Sandbox | None = None, hint_state_path: P
                hint_key: str | None = None) -> Report:
     """What a student runs: visible checks on public probes, nothing hidden.
 
-    `hint_key` names the work across runs (default: the file's path), so hints advance one per failing run.
+    `hint_key` names the work across runs (default: the file's path); a failing check's next hint
+    comes when that work's code changed and still fails.
     """
     return grade_file(Path(path), sandbox=sandbox or shared_sandbox(), audience="student",
                       rubric=load_self_check(), hint_state_path=hint_state_path, hint_key=hint_key)

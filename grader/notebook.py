@@ -54,7 +54,9 @@ class CheckResult:
         r = self.report
         bad = [c.title for c in r.checks if c.status in ("failed", "error")]
         tail = f"; needs work: {', '.join(bad)}" if bad else "; all checks passed"
-        return f"check: {r.score:g} / {r.max_score:g}{tail}"
+        from grader.report.view import points_text
+
+        return f"check: {points_text(r.score, r.max_score)}{tail}"
 
     @property
     def passed(self) -> bool:

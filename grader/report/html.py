@@ -76,7 +76,7 @@ def _failing_check(c: CheckReport) -> str:
     if c.section:
         parts.append(f'<p class="reread">Reread: {_e(c.section)}</p>')
     if c.hint:
-        parts.append(f"<p>Hint: {_e(c.hint)}</p>")
+        parts.append(f"<p>{_e(c.hint)}</p>")  # labelled already: "Hint 2 of 3: ..." or "Hint: ..."
     parts.append("</div>")
     return "\n".join(parts)
 

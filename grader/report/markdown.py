@@ -105,7 +105,7 @@ def render_markdown(report: Report, *, audience: Audience = "student", published
         if c.section:
             lines += [f"Reread: *{md_escape(c.section)}*", ""]
         if c.hint:
-            lines += [f"Hint: {md_escape(c.hint)}", ""]
+            lines += [md_escape(c.hint), ""]  # labelled already: "Hint 2 of 3: ..." or "Hint: ..."
     v = report.visuals
     if v.worked_example or v.random_probe or v.leak_row_change:
         lines += ["## Where information flows", ""]

@@ -16,7 +16,9 @@ from grader.report.view import (
     STATUS_WORD,
     Audience,
     headline,
+    isolation_text,
     points_formatter,
+    points_text,
     printable,
     problems,
     shown_checks,
@@ -72,7 +74,7 @@ def _failure_lines(c: CheckReport) -> list[tuple[str, str]]:
     if c.section:
         rows.append(("reread", printable(c.section)))
     if c.hint:
-        rows.append(("hint", printable(c.hint)))
+        rows.append(("", printable(c.hint)))  # labelled already: "Hint 2 of 3: ..." or "Hint: ..."
     return rows
 
 
@@ -104,7 +106,7 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
     if more := _more(checks, details):
         out += ["", more]
     rt = report.runtime
-    out += ["", f"Isolation: {printable(rt.isolation)}; wall time {rt.wall_s:.2f} s"]
+    out += ["", f"Isolation: {printable(isolation_text(rt.isolation))}; wall time {rt.wall_s:.2f} s"]
     if rt.output:
         out += ["Your code printed:", printable(truncate(rt.output.rstrip(), TERMINAL_OUTPUT_LIMIT))]
     for line in out:
@@ -150,7 +152,8 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
     if more := _more(checks, details):
         console.print(Text(more, style="dim"))
     rt = report.runtime
-    console.print(Text(f"isolation: {printable(rt.isolation)}   wall time {rt.wall_s:.2f} s", style="dim"))
+    console.print(Text(f"isolation: {printable(isolation_text(rt.isolation))}   wall time {rt.wall_s:.2f} s",
+                       style="dim"))
     if rt.output:
         console.print(Panel(Text(printable(truncate(rt.output.rstrip(), TERMINAL_OUTPUT_LIMIT))),
                             title="your code printed", border_style="dim", title_align="left"))
@@ -160,7 +163,7 @@ def render_class_summary(summary, *, console: Console | None = None) -> None:
     """A class at a glance (a batch.ClassSummary): scores, how each check fared, the commonest misconceptions."""
     console = console or Console()
     console.print(f"\n{summary.submissions} submissions: mean {summary.mean:.1f}, median {summary.median:.1f}, "
-                  f"min {summary.min:g}, max {summary.max:g} (out of {summary.max_score:g})")
+                  f"min {points_text(summary.min, summary.max_score)}, max {points_text(summary.max, summary.max_score)}")
     checks = Table("check", "passed", "failed", "error", "skipped", box=box.SIMPLE, title="Checks")
     for c in summary.checks:
         checks.add_row(printable(c.title), *(str(getattr(c, s)) for s in ("passed", "failed", "error", "skipped")))

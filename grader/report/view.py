@@ -131,6 +131,27 @@ def _escape(ch: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def points_text(score: float, max_score: float) -> str:
+    """A score as a person reads it: `27.17 / 86`, at most two decimals, never `0.333333/1`."""
+    def short(v: float) -> str:
+        return f"{v:.2f}".rstrip("0").rstrip(".")
+
+    return f"{short(score)} / {short(max_score)}"
+
+
+_ISOLATION_SAYS = {
+    "rlimits-only": "your code ran as you, under time and memory limits",
+    "uid+rlimits": "your code ran as a separate user, under time and memory limits",
+    "namespaces+uid": "your code ran as a separate user, without network, under time and memory limits",
+}
+
+
+def isolation_text(isolation: str) -> str:
+    """The isolation level in one quiet phrase (the instructor's warning is the sandbox's, not the student's)."""
+    says = _ISOLATION_SAYS.get(isolation)
+    return f"{isolation} ({says})" if says else isolation
+
+
 def fmt_number(value: float | None, digits: int = 3) -> str:
     return "NaN" if is_missing(value) else f"{value:.{digits}f}"
 

@@ -25,7 +25,8 @@ Decisions the rest of the grader relies on:
   order of first appearance in the rubric, and only for groups with at least one reported check.
 - Hints go only with `failed` or `error` (a skipped check's cause is elsewhere). Without a state file
   the first hint is shown, so a report is a pure function of file, secret and rubric. With
-  `hint_state_path` and `hint_key`, each failing run shows the next hint of each failing check.
+  `hint_state_path` and `hint_key`, a failing check shows its next hint once the code (`hint_source`,
+  a hash) has changed and still fails; rerunning the same code shows the same hint.
 """
 
 from __future__ import annotations

@@ -25,13 +25,20 @@ class ScoredChecks(BaseModel):
     max_score: float
 
 
+class HintProgress(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    shown: int = Field(ge=1, description="How many hints of this check have been revealed.")
+    source: str | None = Field(description="Hash of the code that last revealed one.")
+
+
 class HintState(BaseModel):
-    """How many hints each failing check has revealed, per assignment and submission."""
+    """How far each failing check's hints have gone, per assignment and submission."""
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1] = 1
-    revealed: dict[str, dict[str, int]] = Field(default={}, description="key -> check id -> hints shown")
+    schema_version: Literal[2] = 2
+    revealed: dict[str, dict[str, HintProgress]] = Field(default={}, description="key -> check id -> progress")
 
 
 def score_checks(
@@ -41,10 +48,13 @@ def score_checks(
     audience: Audience,
     hint_key: str | None = None,
     hint_state_path: Path | None = None,
+    hint_source: str | None = None,
 ) -> ScoredChecks:
+    """`hint_source` (a hash of the submission's code) makes a failing check's next hint wait for
+    changed code: rerunning the same code shows the same hint."""
     statuses = _statuses(rubric, outcomes)
     shown = [c for c in rubric.checks if audience == "instructor" or c.visibility == "visible"]
-    hints = _Hints(rubric, hint_key, hint_state_path)
+    hints = _Hints(rubric, hint_key, hint_state_path, hint_source)
     reports = [_report(rubric, check, statuses, outcomes.get(check.id), audience, hints) for check in shown]
     hints.save()
 
@@ -159,11 +169,13 @@ def _total(values) -> float:
 
 
 class _Hints:
-    """Reveals one more hint per failing run when a state file is given; otherwise the first."""
+    """With a state file, a failing check's next hint is revealed when its code has changed since
+    the last one (every failing run when no hash is given); without one, the first hint."""
 
-    def __init__(self, rubric: Rubric, hint_key: str | None, path: Path | None):
+    def __init__(self, rubric: Rubric, hint_key: str | None, path: Path | None, source: str | None = None):
         self.path = path if hint_key is not None else None
         self.key = f"{rubric.assignment_id}:{hint_key}"
+        self.source = source
         self.state = _read_state(self.path) if self.path else HintState()
         self.changed = False
 
@@ -174,11 +186,17 @@ class _Hints:
             index = 0
         else:
             seen = self.state.revealed.setdefault(self.key, {})
-            index = min(seen.get(check.id, 0), len(check.hints) - 1)
-            seen[check.id] = index + 1
-            self.changed = True
+            progress = seen.get(check.id)
+            if progress is None:
+                progress = seen[check.id] = HintProgress(shown=1, source=self.source)
+                self.changed = True
+            elif self.source is None or progress.source != self.source:
+                progress.shown = min(progress.shown + 1, len(check.hints))
+                progress.source = self.source
+                self.changed = True
+            index = progress.shown - 1
         if len(check.hints) == 1:
-            return check.hints[0]
+            return f"Hint: {check.hints[0]}"
         return f"Hint {index + 1} of {len(check.hints)}: {check.hints[index]}"
 
     def save(self) -> None:

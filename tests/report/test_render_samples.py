@@ -88,7 +88,7 @@ def failing_report() -> Report:
                feedback="The first receiving position spreads its weights over all three sources.",
                expected="weights row 0: [1.000000, 0.000000, 0.000000]",
                observed="weights row 0: [0.333333, 0.333333, 0.333333]",
-               section=HIDE, hint="Replace forbidden scores with -inf, not 0, before softmax."),
+               section=HIDE, hint="Hint: Replace forbidden scores with -inf, not 0, before softmax."),
         _check("mask_structure", "Causal mask structure", "Masking", False, 2.0,
                feedback="Weights above the diagonal are not zero <b>not bold</b>.",
                expected="0 above the diagonal", observed="max 0.333333 at (0, 1)", section=HIDE),

@@ -198,25 +198,27 @@ def test_same_inputs_give_the_same_report():
     assert len(reports) == 1
 
 
-def test_hints_are_revealed_one_per_failing_run(tmp_path):
+def test_hints_advance_only_when_the_code_changed_and_still_fails(tmp_path):
     rubric = load_self_check()
     hints = rubric.check("mask_structure").hints
     assert len(hints) == 3
     state = tmp_path / "state" / "hints.json"
     given = outcomes(mask_structure=failed(1, 4))
 
-    def hint(key="abc", outcomes_=given):
-        report = by_id(score_checks(rubric, outcomes_, audience="student", hint_key=key, hint_state_path=state))
+    def hint(code, key="abc", outcomes_=given):
+        report = by_id(score_checks(rubric, outcomes_, audience="student", hint_key=key, hint_state_path=state,
+                                    hint_source=code))
         return report["mask_structure"].hint
 
-    assert hint() == f"Hint 1 of 3: {hints[0]}"
-    assert hint() == f"Hint 2 of 3: {hints[1]}"
-    assert hint(outcomes_=outcomes()) is None  # a passing run reveals nothing and spends nothing
-    assert hint() == f"Hint 3 of 3: {hints[2]}"
-    assert hint() == f"Hint 3 of 3: {hints[2]}"  # the last hint stays
-    assert hint(key="another submission") == f"Hint 1 of 3: {hints[0]}"
+    assert hint("v1") == f"Hint 1 of 3: {hints[0]}"
+    assert hint("v1") == f"Hint 1 of 3: {hints[0]}"  # the untouched code: the same hint, however often
+    assert hint("v2") == f"Hint 2 of 3: {hints[1]}"
+    assert hint("v3", outcomes_=outcomes()) is None  # a passing run reveals nothing and spends nothing
+    assert hint("v3") == f"Hint 3 of 3: {hints[2]}"
+    assert hint("v4") == f"Hint 3 of 3: {hints[2]}"  # the last hint stays
+    assert hint("v4", key="another submission") == f"Hint 1 of 3: {hints[0]}"
     saved = json.loads(state.read_text())
-    assert saved["revealed"]["causal_attention:abc"] == {"mask_structure": 3}
+    assert saved["revealed"]["causal_attention:abc"] == {"mask_structure": {"shown": 3, "source": "v4"}}
     assert [p.name for p in state.parent.iterdir()] == ["hints.json"]  # no temporary file left behind
 
 
@@ -227,9 +229,24 @@ def test_hints_without_state_show_the_first_and_damaged_state_restarts(tmp_path)
     assert by_id(score_checks(rubric, given, audience="student"))["leak_intervention"].hint.endswith(first)
     state = tmp_path / "hints.json"
     state.write_text("{not json")
-    report = by_id(score_checks(rubric, given, audience="student", hint_key="k", hint_state_path=state))
+    report = by_id(score_checks(rubric, given, audience="student", hint_key="k", hint_state_path=state,
+                                hint_source="v1"))
     assert report["leak_intervention"].hint.endswith(first)
-    assert json.loads(state.read_text())["revealed"] == {"causal_attention:k": {"leak_intervention": 1}}
+    assert json.loads(state.read_text())["revealed"] == {
+        "causal_attention:k": {"leak_intervention": {"shown": 1, "source": "v1"}}}
+
+
+def test_a_hint_is_labelled_once(tmp_path):
+    """"Hint 2 of 3: ..." or "Hint: ...", never "Hint: Hint 2 of 3"."""
+    from grader.report.markdown import render_markdown
+    from grader.report.models import Report, Runtime
+
+    rubric = load_self_check()
+    scored = score_checks(rubric, outcomes(mask_structure=failed(1, 4)), audience="student")
+    report = Report(submission="a.py", score=scored.score, max_score=scored.max_score, checks=scored.checks,
+                    groups=scored.groups, diagnoses=[], runtime=Runtime(isolation="rlimits-only", wall_s=0.1))
+    text = render_markdown(report, audience="student")
+    assert "Hint 1 of 3:" in text and "Hint: Hint" not in text
 
 
 def test_tolerance_resolution_check_then_rubric_then_default():
