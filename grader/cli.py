@@ -30,6 +30,11 @@ def _check(args) -> int:
     _plant_seed()
     from grader.grade import self_check
 
+    if args.watch:
+        if args.json:
+            print("grader: --watch prints what changed after each save; use --json without it", file=sys.stderr)
+            return 2
+        return _watch(args)
     report = self_check(Path(args.file), hint_state_path=paths.hint_state())
     if args.json:
         print(report.model_dump_json(indent=2))
@@ -45,6 +50,23 @@ def _line(text: str) -> str:
     from grader.report.terminal import printable
 
     return printable(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
+def _watch(args) -> int:
+    from grader.grade import self_check
+    from grader.report.terminal import render_terminal
+    from grader.watch import watch
+
+    def show(report) -> None:
+        render_terminal(report, audience="student")
+        _write_extras([(report, "")], args.html, args.markdown, single=True, audience="student")
+
+    try:
+        watch(Path(args.file), grade=lambda p: self_check(p, hint_state_path=paths.hint_state()), show=show,
+              say=lambda line: print(line, flush=True))
+    except KeyboardInterrupt:
+        print("stopped watching", file=sys.stderr)
+    return 0
 
 
 def _grade(args) -> int:
@@ -207,6 +229,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report")
     p.add_argument("--markdown", metavar="PATH", help="also write the feedback as markdown")
+    p.add_argument("--watch", action="store_true",
+                   help="keep the sandbox warm and regrade on every save, printing only what changed")
     p.set_defaults(func=_check)
 
     p = sub.add_parser("grade", help="grade submissions with every check (instructor)")

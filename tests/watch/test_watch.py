@@ -1,0 +1,93 @@
+"""`check FILE --watch`: one save, one regrade that reports only what changed.
+
+No timing is assumed: the test waits for each expected line with a generous timeout, however
+slow the machine is, and fails only if it never comes."""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from grader.report.models import CheckReport, Diagnosis, Report, Runtime
+from grader.watch import changes, summary_line
+
+ROOT = Path(__file__).resolve().parents[2]
+BUGGY = ROOT / "examples" / "submission.py"
+CORRECT = ROOT / "reference" / "attention.py"
+PATIENCE_S = 240
+
+
+def _report(score: float, statuses: dict[str, str], diagnosis: str | None = None, hint: str | None = None) -> Report:
+    checks = [CheckReport(id=cid, title=cid.replace("_", " "), group="g", status=status,
+                          score=1.0 if status == "passed" else 0.0, max_score=1.0, visibility="visible",
+                          feedback=f"{cid} is {status}", hint=hint if status == "failed" else None)
+              for cid, status in statuses.items()]
+    diagnoses = [Diagnosis(id=diagnosis, title=f"{diagnosis} title", message="m", section="s")] if diagnosis else []
+    return Report(submission="a.py", score=score, max_score=3, checks=checks, diagnoses=diagnoses,
+                  runtime=Runtime(isolation="rlimits-only", wall_s=0.01))
+
+
+def test_changes_name_only_what_changed():
+    before = _report(1, {"a": "passed", "b": "failed", "c": "failed"}, diagnosis="zero_fill_mask", hint="Hint 1 of 3: x")
+    after = _report(2, {"a": "passed", "b": "passed", "c": "failed"}, hint="Hint 2 of 3: y")
+    assert changes(before, after) == ["  now passing: b", "  still failing: c. Hint 2 of 3: y",
+                                      "  no diagnosis any more"]
+    assert changes(after, after) == []
+    assert "1 / 3 -> 2 / 3" in summary_line(before, after, 0.012)
+    assert "still 2 / 3" in summary_line(after, after, 0.012)
+
+
+def _reader(stream, lines: queue.Queue) -> None:
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
+
+
+def _wait_for(lines: queue.Queue, text: str, seen: list[str]) -> None:
+    while True:
+        try:
+            line = lines.get(timeout=PATIENCE_S)
+        except queue.Empty:
+            raise AssertionError(f"no {text!r} within {PATIENCE_S} s; output so far:\n{''.join(seen)}") from None
+        if line is None:
+            raise AssertionError(f"the watcher ended before {text!r}; output:\n{''.join(seen)}")
+        seen.append(line)
+        if text in line:
+            return
+
+
+def test_a_save_regrades_and_prints_what_changed(tmp_path):
+    sub = tmp_path / "attention.py"
+    shutil.copy(BUGGY, sub)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GRADER_DATA_DIR": str(tmp_path / "data"), "NO_COLOR": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "grader", "check", str(sub), "--watch"], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
+    seen: list[str] = []
+    try:
+        _wait_for(lines, "watching attention.py", seen)
+        assert any("Fills forbidden scores with 0" in line for line in seen)  # the whole first report
+        first = len(seen)
+        # Saved the way editors do: a new file renamed over the old one.
+        (tmp_path / "attention.py.tmp").write_bytes(CORRECT.read_bytes())
+        os.replace(tmp_path / "attention.py.tmp", sub)
+        _wait_for(lines, "every check passes", seen)
+        regrade = "".join(seen[first:])
+        assert "-> 86 / 86" in regrade and "now passing: Worked example" in regrade
+        assert "no diagnosis any more" in regrade
+        assert "Attention check:" not in regrade  # only the changes, not the whole report again
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0
