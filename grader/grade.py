@@ -12,6 +12,7 @@ import hashlib
 import importlib.util
 import logging
 import os
+import tempfile
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -197,10 +198,39 @@ def self_check(path: Path, *, sandbox: Sandbox | None = None, hint_state_path: P
     """What a student runs: visible checks on public probes, nothing hidden.
 
     `hint_key` names the work across runs (default: the file's path); a failing check's next hint
-    comes when that work's code changed and still fails.
+    comes when that work's code changed and still fails. A notebook (.ipynb) or a script exported
+    from one is graded as the class run grades it (`intake.notebook`): what it defines, without the
+    cells that try it out, so its own `check(SingleHead)` cell is not run inside the sandbox.
     """
-    return grade_file(Path(path), sandbox=sandbox or shared_sandbox(), audience="student",
-                      rubric=load_self_check(), hint_state_path=hint_state_path, hint_key=hint_key)
+    path = Path(path)
+    kwargs = dict(sandbox=sandbox or shared_sandbox(), audience="student", rubric=load_self_check(),
+                  hint_state_path=hint_state_path, hint_key=hint_key or str(path.resolve()))
+    script = notebook_script(path)
+    if script is None:
+        return grade_file(path, **kwargs)
+    with tempfile.TemporaryDirectory(prefix="grader-notebook-") as tmp:
+        graded = Path(tmp) / "attention.py"
+        graded.write_text(script, encoding="utf-8")
+        report = grade_file(graded, **kwargs)
+    return report.model_copy(update={"submission": str(path)})
+
+
+def notebook_script(path: Path) -> str | None:
+    """The script a notebook, or a script exported from one, is graded as; None for a plain file."""
+    from grader.intake import notebook
+    from grader.intake.files import MAX_NOTEBOOK_BYTES, Refused, read_file
+
+    try:
+        data = read_file(path, MAX_NOTEBOOK_BYTES).data
+    except Refused:
+        return None  # grading the file itself says why it cannot be read
+    try:
+        if path.suffix == ".ipynb":
+            return notebook.notebook_to_script(data).script
+        text = data.decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return notebook.exported_to_script(text).script if notebook.is_exported_notebook(text) else None
 
 
 def secret_from_env(rubric: Rubric) -> str | None:
