@@ -76,18 +76,21 @@ def watch(path: Path, *, grade: Callable[[Path], Report], show: Callable[[Report
     from watchfiles import watch as watch_changes
 
     path = path.resolve()
+    last_source = _read(path)  # before grading: a save from now on differs from what was graded
     t0 = time.perf_counter()
     last = grade(path)
     show(last)
     say(summary_line(None, last, time.perf_counter() - t0))
     say(f"watching {path.name}: save it to regrade; Ctrl-C stops")
-    last_source = _read(path)
 
     def saved(change: Change, changed: str) -> bool:
         return Path(changed).name == path.name and change != Change.deleted
 
-    for _ in watch_changes(path.parent, watch_filter=saved, stop_event=stop, debounce=1600, step=50):
-        source = _read(path)
+    # Every second without an event the content is compared too: a save made before the watcher
+    # was in place (or one a file system does not report) is still seen.
+    for _ in watch_changes(path.parent, watch_filter=saved, stop_event=stop, debounce=1600, step=50,
+                           rust_timeout=1000, yield_on_timeout=True):
+        source = _read(path)  # read before grading, for the same reason
         if source is None:
             say(f"{time.strftime('%H:%M:%S')}  {path.name} cannot be read; waiting for the next save")
             continue
