@@ -2,9 +2,6 @@
 environment and used from another folder, and the Gradescope zip rehearsed in a simulated /autograder
 with that installed wheel, for a correct, a buggy and a hostile submission; results validate against
 the generated Gradescope schema.
-
-The fixtures live here rather than in a conftest.py: other test folders import their conftest by
-name (`from conftest import ...`), and a second conftest module would shadow theirs.
 """
 
 from __future__ import annotations

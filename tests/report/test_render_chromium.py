@@ -9,7 +9,7 @@ from pathlib import Path
 import matplotlib.image
 import numpy as np
 import pytest
-from test_render_samples import failing_report
+from support.reports import failing_report
 
 from grader.report.html import write_html
 

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import matplotlib.image
 import pytest
-from test_render_samples import HOSTILE_OUTPUT, failing_report, passing_report
+from support.reports import HOSTILE_OUTPUT, failing_report, passing_report
 
 from grader.report.html import render_fragment, render_html, write_html
 from grader.report.models import Heatmap, Visuals

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from test_render_samples import failing_report, passing_report
+from support.reports import failing_report, passing_report
 
 from grader.report.markdown import md_code_block, md_escape, render_markdown
 from grader.report.view import points_formatter

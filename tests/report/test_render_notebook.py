@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from test_render_samples import failing_report, passing_report
+from support.reports import failing_report, passing_report
 from torch import nn
 
 from grader.notebook import HEADER, CheckResult, check, collect_source

@@ -6,7 +6,7 @@ import io
 import re
 
 from rich.console import Console
-from test_render_samples import failing_report, passing_report
+from support.reports import failing_report, passing_report
 
 from grader.report.terminal import printable, render_terminal
 

@@ -1,5 +1,4 @@
-"""Fixtures and helpers for the sandbox tests. Not a conftest.py: another folder's tests do
-`from conftest import ...`, which a second conftest module would shadow."""
+"""Fixtures and helpers for the sandbox tests, imported by the sandbox test modules beside it."""
 
 from __future__ import annotations
 

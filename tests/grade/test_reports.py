@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import jsonschema
-from conftest import MUTANTS, REFERENCE, ROOT, SECRET, TEMPLATE, mutant_id
+from support.corpora import MUTANTS, REFERENCE, ROOT, SECRET, TEMPLATE, mutant_id
 
 from grader import schemas
 from grader.grade import grade_file

@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference" / "attention.py"
 MUTANTS_DIR = ROOT / "reference" / "mutants"
 VARIANTS_DIR = ROOT / "tests" / "variants"
@@ -101,7 +101,7 @@ def parse_catalogue_doc(path: Path) -> dict[str, str]:
 
 def chapter_path() -> Path | None:
     candidates = [os.environ.get("GRADER_CHAPTER", ""), ROOT / "grader" / "data" / "self-attention.md",
-                  ROOT / "chapter" / "self-attention.md", "/work/shared/chapter/self-attention.md"]
+                  ROOT / "chapter" / "self-attention.md", ROOT.parent / "shared" / "chapter" / "self-attention.md"]
     return next((Path(c) for c in candidates if c and Path(c).is_file()), None)
 
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import MUTANTS, mutant_id
+from support.corpora import MUTANTS, mutant_id
 
 from grader.release import build_bundle
 from grader.rubric import load_self_check, parse_rubric

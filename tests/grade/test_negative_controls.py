@@ -7,7 +7,7 @@ from reference/; the student's self-check has only the visible probes and the sh
 from __future__ import annotations
 
 import pytest
-from conftest import MUTANTS, REFERENCE, SECRET, TEMPLATE, VARIANTS, mutant_id
+from support.corpora import MUTANTS, REFERENCE, SECRET, TEMPLATE, VARIANTS, mutant_id
 
 from grader.diagnosis import catalogue
 from grader.grade import grade_file, self_check
