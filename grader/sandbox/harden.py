@@ -115,10 +115,11 @@ def new_root(keep: list[str], *, own_pids: bool = True) -> None:
         elif os.path.isdir(path):
             handles.append((name, os.open(path, os.O_PATH)))
     covered = [Path(f"/{name}") for name, _ in handles]
+    kept_handles: list[tuple[str, int]] = []  # bound after the scratch areas, which may lie above them
     kept = sorted({Path(os.path.realpath(k)) for k in keep if os.path.exists(k)})
     for k in _outermost(kept):
         if not any(c == k or c in k.parents for c in covered):
-            handles.append((str(k).lstrip("/"), os.open(k, os.O_PATH)))
+            kept_handles.append((str(k).lstrip("/"), os.open(k, os.O_PATH)))
     devices = [(d, os.open(f"/dev/{d}", os.O_PATH)) for d in DEVICES if os.path.exists(f"/dev/{d}")]
     # Without a PID namespace of its own (a user namespace cannot leave its parent's) a new /proc
     # cannot be mounted: the host's is bound in, read-only, and shows the host's processes.
@@ -147,6 +148,12 @@ def new_root(keep: list[str], *, own_pids: bool = True) -> None:
         os.makedirs(target, mode=0o755, exist_ok=True)
         mount("sandbox-scratch", target, "tmpfs", MS_NOSUID | MS_NODEV,
               f"size={SCRATCH_SIZE},nr_inodes=4096,mode={mode}")
+    # A checkout or interpreter under /tmp (a CI clone) stays reachable inside the private /tmp.
+    for name, fd in kept_handles:
+        target = f"{root}/{name}"
+        os.makedirs(target, mode=0o755, exist_ok=True)
+        _bind(fd, target)
+        os.close(fd)
     os.makedirs(f"{root}/proc", mode=0o555)
     if host_proc is None:
         mount("proc", f"{root}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
