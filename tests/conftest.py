@@ -6,6 +6,7 @@ import pytest
 
 from grader.sandbox import Limits, Sandbox
 
+
 @pytest.fixture(scope="session")
 def sandbox():
     # A short per-call deadline keeps the infinite-loop mutant cheap; real grading uses the defaults.
