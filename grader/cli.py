@@ -14,9 +14,15 @@ from grader import paths
 def _plant_seed() -> None:
     """Before any rubric, secret or submission is read: the sandbox's servers are forked from
     this copy, so the process imports torch once and they hold nothing secret."""
+    import gc
+
     import torch
 
     from grader.sandbox import seed
+
+    # torch's objects live as long as the process: kept out of every later collection, the
+    # grader's own imports and the seed's copy-on-write pages stop paying for them.
+    gc.freeze()
 
     seed.plant()
     # This process is the command's own: the grader's expected values are tiny, threads only cost.

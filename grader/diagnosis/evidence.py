@@ -517,15 +517,16 @@ def implied_scale(q: torch.Tensor, k: torch.Tensor, w: torch.Tensor) -> float | 
     """
     if w.shape[-2:] != (q.shape[-2], q.shape[-2]) or w.shape[:-2] != q.shape[:-2] or not torch.isfinite(w).all():
         return None
-    raw = (q.double() @ k.double().transpose(-2, -1)).reshape(-1, q.shape[-2], q.shape[-2])
+    T = q.shape[-2]
+    raw = (q.double() @ k.double().transpose(-2, -1)).reshape(-1, T, T)
     w = w.double().reshape(raw.shape)
-    estimates = []
-    for b in range(raw.shape[0]):
-        for i in range(1, raw.shape[1]):
-            for j in range(1, i + 1):
-                gap = float(raw[b, i, j] - raw[b, i, 0])
-                if w[b, i, j] > 0 and w[b, i, 0] > 0 and abs(gap) > 0.1:
-                    estimates.append(math.log(float(w[b, i, j]) / float(w[b, i, 0])) / gap)
+    gap = raw - raw[..., :1]  # s_ij - s_i0
+    first = w[..., :1].expand_as(w)
+    # Cells (i, j) with 1 <= j <= i: allowed under the mask, and not the row's first cell itself.
+    allowed = torch.ones(T, T, dtype=torch.bool).tril()
+    allowed[:, 0] = False
+    usable = allowed & (w > 0) & (first > 0) & (gap.abs() > 0.1)
+    estimates = (torch.log(w[usable] / first[usable]) / gap[usable]).tolist()
     if len(estimates) < 3:
         return None
     mid = sorted(estimates)[len(estimates) // 2]
@@ -907,5 +908,6 @@ def matches_fingerprint(ctx: Context, mid: str, threshold: float) -> bool:
     if not fingerprint:
         return False
     vector = ctx.memo("vector", lambda: observe_replies(
-        {pid: r for pid, r in ctx.obs.replies.items() if not pid.startswith("h.")}))
+        {pid: r for pid, r in ctx.obs.replies.items() if not pid.startswith("h.")},
+        keys={key for fp in ctx.fingerprints.values() for key in fp}))
     return match_fraction(vector, fingerprint) >= threshold

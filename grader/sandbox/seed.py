@@ -85,14 +85,21 @@ def fork_zygote(config: dict, fd: int) -> int | None:
 
 
 def alive(pid: int) -> bool:
-    """Whether a zygote forked by the seed still runs (the seed reaps its children at once)."""
+    """Whether a zygote forked by the seed still runs. The seed reaps its children at once; one
+    orphaned by the seed's exit waits for the machine's init to reap it, which may take seconds
+    (or never happen, in a container without an init), so an exited zombie counts as gone."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True  # no /proc here: only the signal says, and it says the pid exists
+    return state not in (b"Z", b"X")
 
 
 def wait_gone(pid: int, timeout_s: float) -> bool:
