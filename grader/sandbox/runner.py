@@ -98,11 +98,19 @@ def _neuter(func: types.FunctionType, name: str) -> None:
     func.__defaults__ = func.__kwdefaults__ = None
 
 
+_sealed = False
+
+
 def seal() -> None:
     """In a child, for good: every door to fused attention raises, and nothing keeps an
     original the submission could find. Builtins are replaced and, below them, the dispatcher's
     kernels are overridden by a registration nothing in Python refers to (held by one leaked
-    reference, untracked by gc); Python functions are neutered in place."""
+    reference, untracked by gc); Python functions are neutered in place. The warm server seals
+    itself once before it forks (`zygote.prepare`), so its children are born sealed."""
+    global _sealed
+    if _sealed:
+        return
+    _sealed = True
     for owner, attr in _doors():
         original = getattr(owner, attr)
         label = f"{getattr(owner, '__name__', owner)}.{attr}"
