@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from environment import installed_like  # bench/, beside this file
+
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference" / "attention.py"
 CORRECT = REFERENCE
@@ -93,7 +95,7 @@ def main() -> None:
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
-        env = {**os.environ, "GRADER_DATA_DIR": tmp, "GRADER_SECRET": "bench-secret", "NO_COLOR": "1"}
+        env = installed_like(Path(tmp), GRADER_DATA_DIR=tmp, GRADER_SECRET="bench-secret", NO_COLOR="1")
         cmds = commands(sys.executable)
         otter = None
         if args.otter:
@@ -106,7 +108,7 @@ def main() -> None:
             else:
                 cmds |= otter
         times: dict[str, list[float]] = {name: [] for name in cmds}
-        for cmd in cmds.values():  # once untimed: page cache, .pyc files
+        for cmd in cmds.values():  # once untimed: page cache, .pyc files (in the scratch folder)
             run_once(cmd, env)
         for _ in range(args.rounds):
             for name, cmd in cmds.items():

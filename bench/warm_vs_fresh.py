@@ -10,9 +10,12 @@ both alike. Three warm figures, each a median:
 Then a whole class as an instructor runs it: 1,000 mixed submissions (the reference, the correct variants
 and the mutants, each file made distinct by a comment, so every one is graded; the `timeout` and
 `memory_limit` mutants are left out because they spend seconds by design) in a Canvas-style export,
-through intake, two warm sandboxes, the SQLite store and the gradebook (`--out`), timed from the first
-file listed to the last output written, sandbox start included; then the same class again, every report
-from the store. Fresh interpreters are timed again right before and after it.
+graded by the instructor's own command, `python -m grader grade EXPORT --out OUT`, timed from its start
+(its torch import and the sandboxes' start included) to its exit; then the same class again, every
+report from the store. Fresh interpreters are timed again right before and after it.
+
+The warm figures run in this process with the settings that command uses (`cli.plant_seed`: one
+torch thread, sandbox servers forked from a clean copy).
 """
 
 from __future__ import annotations
@@ -28,13 +31,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from grader.batch.run import grade_class, grade_files  # noqa: E402
+from grader.batch.run import grade_files  # noqa: E402
+from grader.cli import plant_seed  # noqa: E402
 from grader.grade import grade_file  # noqa: E402
-from grader.intake.collect import collect  # noqa: E402
-from grader.paths import INSTRUCTOR_RUBRIC  # noqa: E402
 from grader.probes import build_probes, hidden_seed  # noqa: E402
-from grader.rubric import load_rubric  # noqa: E402
 from grader.sandbox import Sandbox  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+from environment import installed_like  # noqa: E402 - bench/, beside this file
 
 REFERENCE = ROOT / "reference" / "attention.py"
 SECRET = "bench-secret"
@@ -53,20 +57,25 @@ def export(folder: Path, n: int) -> None:
 
 
 def class_with_store(n: int, fresh) -> tuple[float, float, list[float]]:
-    """Per-submission seconds for a class of n with --out, then for the same class from the store."""
-    rubric = load_rubric(INSTRUCTOR_RUBRIC)
+    """Per-submission seconds for a class of n with --out, then for the same class from the store:
+    the instructor's own command, `python -m grader grade EXPORT --out OUT`, in a fresh process
+    (its one torch import and the sandboxes' start included)."""
     with tempfile.TemporaryDirectory(prefix="bench-class-") as tmp:
         folder, out = Path(tmp) / "export", Path(tmp) / "out"
         folder.mkdir()
         export(folder, n)
         fresh_times = timed(fresh, 3)
+        env = installed_like(Path(tmp), GRADER_SECRET=SECRET)
+        subprocess.run([sys.executable, "-m", "grader", "--help"], env=env, capture_output=True)  # .pyc files
 
         def once() -> float:
             t0 = time.perf_counter()
-            run = grade_class(collect([folder]), rubric=rubric, secret=SECRET, out=out, hidden=[folder])
+            done = subprocess.run([sys.executable, "-m", "grader", "grade", str(folder), "--out", str(out)],
+                                  cwd=ROOT, env=env, capture_output=True, text=True)
             seconds = time.perf_counter() - t0
-            if len(run.results) != n or run.summary.grader_errors:
-                sys.exit(f"the class run lost students: {len(run.results)} rows, {run.summary.grader_errors} errors")
+            rows = len((out / "gradebook.csv").read_text().splitlines()) - 1 if done.returncode == 0 else -1
+            if rows != n:
+                sys.exit(f"the class run lost students ({rows} rows, exit {done.returncode}): {done.stderr[-2000:]}")
             return seconds / n
 
         cold = once()
@@ -93,6 +102,8 @@ def main() -> None:
 
     def fresh() -> None:
         subprocess.run([sys.executable, "-c", "import torch"], check=True)
+
+    plant_seed()  # as `python -m grader grade` does: one torch thread here, servers forked from a clean copy
 
     with Sandbox() as sb, Sandbox() as second:
         # Visible and hidden probes, as an instructor's grade sends them.

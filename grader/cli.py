@@ -11,7 +11,7 @@ from pathlib import Path
 from grader import paths
 
 
-def _plant_seed() -> None:
+def plant_seed() -> None:
     """Before any rubric, secret or submission is read: the sandbox's servers are forked from
     this copy, so the process imports torch once and they hold nothing secret."""
     import gc
@@ -33,7 +33,7 @@ def _check(args) -> int:
     if not Path(args.file).is_file():
         print(f"grader: {args.file} is not a file; pass the path of your attention.py", file=sys.stderr)
         return 2
-    _plant_seed()
+    plant_seed()
     from grader.grade import self_check
 
     if args.watch:
@@ -76,7 +76,7 @@ def _watch(args) -> int:
 
 
 def _grade(args) -> int:
-    _plant_seed()
+    plant_seed()
     from grader.batch.run import grade_class, parse_shard
     from grader.grade import secret_from_env
     from grader.intake.collect import InputError, collect

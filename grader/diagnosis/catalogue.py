@@ -17,9 +17,16 @@ from functools import cache
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr
 
-from grader.diagnosis.fingerprint import Observation, TensorValue, differs, observe_file
+from grader.diagnosis.fingerprint import (
+    Compiled,
+    Observation,
+    TensorValue,
+    compile_fingerprint,
+    differs,
+    observe_file,
+)
 from grader.diagnosis.misconceptions import DECLARED
 from grader.paths import CATALOGUE, ROOT, atomic_write_text
 from grader.probes import visible_probes
@@ -40,6 +47,13 @@ class CatalogueSourceMissing(RuntimeError):
 
 class Catalogue(BaseModel):
     fingerprints: dict[str, dict[str, Observation]] = {}
+    _compiled: dict[str, Compiled] | None = PrivateAttr(default=None)
+
+    def compiled(self) -> dict[str, Compiled]:
+        """The fingerprints as the matcher reads them, made once per loaded catalogue."""
+        if self._compiled is None:
+            self._compiled = {mid: compile_fingerprint(fp) for mid, fp in self.fingerprints.items()}
+        return self._compiled
 
 
 def parse_docstring(path: Path) -> dict[str, str]:

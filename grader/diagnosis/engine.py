@@ -78,7 +78,7 @@ def diagnose(obs: Observations, outcomes: dict[str, CheckOutcome], catalogue: Ca
     """
     if all(o.status == "passed" for o in outcomes.values()) and obs.load_error is None:
         return []
-    ctx = Context(obs, outcomes, catalogue.fingerprints)
+    ctx = Context(obs, outcomes, catalogue.compiled())
     findings = find(ctx, declared)
     order = {mid: i for i, mid in enumerate(declared)}
     for f in findings:

@@ -18,7 +18,7 @@ import torch
 from grader.checks import expected
 from grader.checks.base import CheckOutcome
 from grader.checks.observations import Observations, Reply, fmt
-from grader.diagnosis.fingerprint import match_fraction, observe_replies
+from grader.diagnosis.fingerprint import Compiled, StudentVector
 from grader.probes import Probe
 
 Facts = dict[str, str]
@@ -37,7 +37,7 @@ class Context:
 
     obs: Observations
     outcomes: dict[str, CheckOutcome]
-    fingerprints: dict[str, dict] = field(default_factory=dict)
+    fingerprints: dict[str, Compiled] = field(default_factory=dict)  # Catalogue.compiled()
     _memo: dict = field(default_factory=dict)
 
     def memo(self, key: str, compute):
@@ -907,7 +907,7 @@ def matches_fingerprint(ctx: Context, mid: str, threshold: float) -> bool:
     fingerprint = ctx.fingerprints.get(mid)
     if not fingerprint:
         return False
-    vector = ctx.memo("vector", lambda: observe_replies(
+    vector = ctx.memo("vector", lambda: StudentVector(
         {pid: r for pid, r in ctx.obs.replies.items() if not pid.startswith("h.")},
-        keys={key for fp in ctx.fingerprints.values() for key in fp}))
-    return match_fraction(vector, fingerprint) >= threshold
+        keys={key for fp in ctx.fingerprints.values() for key, _ in fp}))
+    return vector.match_fraction(fingerprint) >= threshold

@@ -7,11 +7,12 @@ so a student's vector can be matched against each catalogue entry's without runn
 from __future__ import annotations
 
 import math
-from collections.abc import Container
+from collections.abc import Callable, Container
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from pydantic import BaseModel, PrivateAttr
+from pydantic import BaseModel
 
 from grader.checks.observations import Reply
 from grader.probes import Probe
@@ -26,19 +27,33 @@ class TensorValue(BaseModel):
     shape: list[int]
     data: list[float | str]  # "nan", "inf", "-inf" spelled out: JSON has no NaN
     step: int = 1  # data holds every step-th element of the flattened tensor (a stored sample)
-    # The numbers at each sample step, made once: a catalogue entry is compared with every
-    # submission of a class, and a submission's vector with every entry.
-    _floats: dict[int, list[float] | None] = PrivateAttr(default_factory=dict)
 
     def floats(self, step: int = 1) -> list[float] | None:
         """The flattened values at every step-th position, or None when this holds a different sample."""
-        if step not in self._floats:
-            data = self.data if self.step == step else self.data[::step] if self.step == 1 else None
-            self._floats[step] = None if data is None else [float(x) for x in data]
-        return self._floats[step]
+        data = self.data if self.step == step else self.data[::step] if self.step == 1 else None
+        return None if data is None else [float(x) for x in data]
 
 
 Observation = TensorValue | str | int
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """A stored tensor observation made ready to compare: its shape and every step-th value."""
+
+    shape: tuple[int, ...]
+    step: int
+    values: tuple[float, ...]
+
+
+Expected = Sample | str | int
+# A fingerprint as the matcher reads it: (key, expected value) pairs, made once per catalogue.
+Compiled = tuple[tuple[str, Expected], ...]
+
+
+def compile_fingerprint(fingerprint: dict[str, Observation]) -> Compiled:
+    return tuple((key, Sample(tuple(v.shape), v.step, tuple(float(x) for x in v.data))
+                  if isinstance(v, TensorValue) else v) for key, v in fingerprint.items())
 
 
 def _tensor_value(t: torch.Tensor) -> TensorValue:
@@ -56,15 +71,16 @@ def _close(xs: list[float], ys: list[float]) -> bool:
     return True
 
 
-def observe_replies(replies: dict[str, object], keys: Container[str] | None = None) -> dict[str, Observation]:
+def observe_replies(replies: dict[str, object], keys: Container[str] | None = None,
+                    tensor: Callable[[torch.Tensor], object] = _tensor_value) -> dict[str, Observation]:
     """Flatten replies (anything with ok, error_type, tensors, meta) into one observation vector;
-    with `keys`, only the tensors a comparison will look at are read out."""
+    with `keys`, only the tensors a comparison will look at are read out (by `tensor`)."""
     vector: dict[str, Observation] = {}
     for pid, r in replies.items():
         vector[f"{pid}:status"] = "ok" if r.ok else f"error:{r.error_type}"
         for name, t in sorted(r.tensors.items()):
             if keys is None or f"{pid}:{name}" in keys:
-                vector[f"{pid}:{name}"] = _tensor_value(t)
+                vector[f"{pid}:{name}"] = tensor(t)
             if name == "out":
                 vector[f"{pid}:out.dtype"] = str(t.dtype)
         for name in ("grad", "grad_missing", "n_params", "layers"):
@@ -90,7 +106,36 @@ def observe_file(path: Path, probes: list[Probe]) -> dict[str, Observation]:
     return observe_replies({pid: Reply.from_frame(frame) for pid, frame in frames.items()})  # the lens students get
 
 
+class StudentVector:
+    """A submission's observations where some fingerprint looks, each sample read out once: a
+    class run compares every buggy submission with every catalogue entry."""
+
+    def __init__(self, replies: dict[str, object], keys: Container[str]) -> None:
+        # A tensor as (shape, every value) rather than a TensorValue: never stored, only compared.
+        self.vector = observe_replies(replies, keys,
+                                      tensor=lambda t: (tuple(t.shape), t.detach().double().flatten().tolist()))
+        self._samples: dict[tuple[str, int], list[float]] = {}
+
+    def same(self, key: str, expected: Expected) -> bool:
+        """`not differs(vector[key], stored)`, for a stored value in its compiled form."""
+        got = self.vector.get(key)
+        if not isinstance(expected, Sample):
+            return got == expected  # a tensor's (shape, values) equals no stored str or int
+        if not isinstance(got, tuple) or got[0] != expected.shape:
+            return False
+        sample = self._samples.get((key, expected.step))
+        if sample is None:  # the submission's values are full tensors: any stored step can be read off them
+            sample = self._samples[key, expected.step] = got[1][::expected.step]
+        return len(sample) == len(expected.values) and _close(sample, expected.values)
+
+    def match_fraction(self, fingerprint: Compiled) -> float:
+        if not fingerprint:
+            return 0.0
+        return sum(self.same(key, expected) for key, expected in fingerprint) / len(fingerprint)
+
+
 def match_fraction(student: dict[str, Observation], fingerprint: dict[str, Observation]) -> float:
+    """The share of a fingerprint's observations the student's vector reproduces (the reference form)."""
     if not fingerprint:
         return 0.0
     same = sum(not differs(student.get(key), value) for key, value in fingerprint.items())
