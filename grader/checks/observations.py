@@ -210,7 +210,7 @@ class Cases:
     """Sub-cases of one check; the outcome reports the first problem in the chapter's words."""
 
     passed: int = 0
-    problems: list[tuple[bool, str, str | None, str | None]] = field(default_factory=list)
+    problems: list[tuple[bool, str, Shown, Shown]] = field(default_factory=list)
 
     def ok(self) -> None:
         self.passed += 1
@@ -225,12 +225,11 @@ class Cases:
                                     f"{reply.error}", None, None))
 
     def check(self, good: bool, message: str, expected: Shown = None, observed: Shown = None) -> bool:
-        """expected/observed may be callables: numbers are formatted only for a failing case."""
+        """expected/observed may be callables: numbers are formatted only for the case the outcome quotes."""
         if good:
             self.ok()
         else:
-            self.fail(message, expected() if callable(expected) else expected,
-                      observed() if callable(observed) else observed)
+            self.problems.append((False, message, expected, observed))
         return good
 
     def outcome(self, passed_feedback: str = "") -> CheckOutcome:
@@ -241,4 +240,5 @@ class Cases:
         errored = [p for p in self.problems if p[0]]
         is_error, message, expected, observed = (errored or self.problems)[0]
         status = "error" if errored else "failed"
-        return CheckOutcome(status, self.passed, total, message, expected, observed)
+        return CheckOutcome(status, self.passed, total, message, expected() if callable(expected) else expected,
+                            observed() if callable(observed) else observed)

@@ -8,6 +8,7 @@ visible probes: a message may quote their inputs, never a hidden one's.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -350,6 +351,7 @@ def mask_shape(w: torch.Tensor) -> list[str]:
     return found
 
 
+@functools.cache  # the same few lengths for every submission; callers only read the masks
 def _misplaced_masks(T: int) -> list[tuple[str, torch.Tensor]]:
     """Allowed patterns of the mask bugs: a triangle shifted, flipped, or without its diagonal."""
     ones = torch.ones(T, T, dtype=torch.bool)
