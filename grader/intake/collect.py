@@ -2,9 +2,10 @@
 
 Folders are class exports: each file in them is a submission (its owner read from the platform's name for
 it, see `platforms.py`), each folder one student's submission. A file named on the command line is one
-submission. Per student only the latest submission counts; inside a submission the file that defines
-`causal_attention` is graded, notebooks are converted (`notebook.py`), archives opened (`tree.py`),
-helper modules it imports travel with it (`pack.py`). A path that does not exist is an `InputError`.
+submission, except a zip holding a whole class's export (platform names inside), which is read as that
+class's folder; an archive inside it is never opened (listed, with the way to grade it). Per student only the latest submission counts; inside a submission the file that defines
+`causal_attention` is graded, notebooks are converted (`notebook.py`), online text is taken out of its HTML
+(`onlinetext.py`), archives opened (`tree.py`), helper modules it imports travel with it (`pack.py`). A path that does not exist is an `InputError`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from grader.intake import notebook, pack, platforms
+from grader.intake import notebook, onlinetext, pack, platforms
 from grader.intake.files import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES, Refused, display, read_file
 from grader.intake.models import Skipped, Student
 from grader.intake.tree import Node, from_disk, read_zip
@@ -84,6 +85,8 @@ def collect(inputs: Iterable[str | os.PathLike], roster: str | os.PathLike | Non
             units.setdefault(owner.key, _Unit(owner)).pieces.append(_Piece(node, ()))
         elif node.kind == "dir":
             _walk_class(node, units, skip)
+        elif node.kind == "file" and not as_student and (export := _class_archive(node)) is not None:
+            _walk_class(export, units, skip)
         elif node.kind == "file":
             owner = platforms.owner_of_file(node.name)
             if owner.platform == "file":  # named on the command line: its own student, whatever its name
@@ -94,11 +97,44 @@ def collect(inputs: Iterable[str | os.PathLike], roster: str | os.PathLike | Non
     people = [_resolve(unit, skip, entries) for unit in units.values()]
     rows = [p for group in people for p in group]
     if roster is not None:
-        rows += _apply_roster(rows, roster)
+        rows, missing = _apply_roster(rows, roster)
+        rows += missing
     for i, p in enumerate(rows):
         p.student.position = i
     intake.students = rows
     return intake
+
+
+def _class_archive(node: Node) -> Node | None:
+    """The class export inside a zip named on the command line, or None when it is one student's archive.
+
+    A class export's entries carry platform names (Canvas's `lastfirst_uid_attachmentid_name`, Moodle's
+    `Full Name_id_assignsubmission_...`) for two students or more and at least half of its entries, or
+    it holds Gradescope's `submission_metadata.yml`; possibly inside one top folder (Gradescope's
+    `assignment_N_export/`). A student's own zip with one such name in it stays that student's."""
+    if not node.name.endswith(".zip"):
+        return None
+    root = read_zip(node, whole_class=True)
+    if root.kind != "dir":
+        return None
+    while True:
+        inside = [c for c in root.children if c.name not in IGNORED]
+        if len(inside) != 1 or inside[0].kind != "dir" or _owner(inside[0]) is not None:
+            break
+        root = inside[0]
+    if any(c.name == platforms.GRADESCOPE_METADATA for c in inside):
+        return root
+    owners = [o for o in map(_owner, inside) if o is not None]
+    if len({o.key for o in owners}) >= 2 and 2 * len(owners) >= len(inside):
+        return root
+    return None
+
+
+def _owner(node: Node) -> platforms.Owner | None:
+    """Who a class export's entry belongs to, when its name is a platform's."""
+    owner = (platforms.owner_of_folder(node.name) if node.kind == "dir"
+             else platforms.owner_of_file(node.name) if node.kind == "file" else None)
+    return owner if owner is not None and owner.platform in ("canvas", "moodle") else None
 
 
 def _add_file(node: Node, units: dict[str, _Unit], owner: platforms.Owner | None = None) -> None:
@@ -122,6 +158,8 @@ def _walk_class(root: Node, units: dict[str, _Unit], skip: list[Skipped]) -> Non
             continue
         if child.kind == "other":
             skip.append(Skipped(path=child.path, reason=child.reason))
+            if child.in_archive and ("/" in child.name or "\\" in child.name or child.name in ("", "..")):
+                continue  # a member refused for its path names nobody: no row for it
             owner = platforms.owner_of_file(child.name)
             if owner.platform != "file" or child.name.endswith(SOURCE_SUFFIXES):
                 units.setdefault(owner.key, _Unit(owner))  # the student still gets a row, with nothing to grade
@@ -134,8 +172,8 @@ def _walk_class(root: Node, units: dict[str, _Unit], skip: list[Skipped]) -> Non
                      if people else platforms.owner_of_folder(child.name))
             unit = units.setdefault(owner.key, _Unit(owner))
             unit.people = people
-            unit.pieces.append(_Piece(child, ()))
-        elif child.name.endswith(SOURCE_SUFFIXES):
+            unit.pieces.append(_Piece(child, (child.name,)))  # Moodle: one folder per plugin, both kept
+        elif child.name.endswith(SOURCE_SUFFIXES) or platforms.is_online_text(child.name):
             _add_file(child, units)
         else:
             skip.append(Skipped(path=child.path, reason="not a .py, .ipynb or .zip file"))
@@ -172,6 +210,10 @@ def _expand(pieces: list[_Piece], skip: list[Skipped]) -> list[tuple[tuple[str, 
     expanded = []
     for rel, node in out:
         if any(part in IGNORED for part in rel):
+            continue
+        if rel[-1].endswith(".zip") and node.in_archive:  # an archive inside a class's archive
+            skip.append(Skipped(path=node.path, reason="an archive inside the class archive (never opened): unzip "
+                                                       "the class export into a folder and grade the folder"))
             continue
         if rel[-1].endswith(".zip"):  # on disk; an archive's own members are never opened as archives
             inner = read_zip(node)
@@ -212,12 +254,19 @@ class _Source:
     converted: bool
     defines: bool = False
     raw: bytes | None = None  # the bytes handed in, when they are graded as they are
+    typed: bool = False  # online text: typed or pasted into the platform's editor, taken out of its HTML
+    note: str = ""
 
 
 def _read_sources(found, skip: list[Skipped], entries) -> list[_Source]:
     sources = []
     for rel, node in found:
         name = rel[-1]
+        if platforms.is_online_text(name):
+            src = _online_text(rel, node, skip, entries)
+            if src is not None:
+                sources.append(src)
+            continue
         if not name.endswith((".py", ".ipynb")):
             skip.append(Skipped(path=node.path, reason="not a .py, .ipynb or .zip file"))
             continue
@@ -244,9 +293,31 @@ def _read_sources(found, skip: list[Skipped], entries) -> list[_Source]:
     return sources
 
 
+def _online_text(rel, node: Node, skip: list[Skipped], entries) -> _Source | None:
+    """The code in an online text when it defines the entry point; otherwise listed as skipped."""
+    try:
+        blob = node.read(MAX_NOTEBOOK_BYTES)
+    except Refused as exc:
+        skip.append(Skipped(path=node.path, reason=str(exc)))
+        return None
+    code, trimmed = onlinetext.code_of(pack.decode(blob.data))
+    if not code.strip():
+        skip.append(Skipped(path=node.path, reason="an empty online text"))
+        return None
+    if not _defines(code, entries):
+        words = len(code.split())
+        skip.append(Skipped(path=node.path, reason=f"an online text ({words} words) that does not define "
+                                                   f"{entries[0]}: nothing in it to grade"))
+        return None
+    note = f"the code typed into the online text ({rel[-1]}), taken out of its HTML"
+    if trimmed:
+        note += "; the prose around it was left out"
+    return _Source(rel, node, code, True, defines=True, typed=True, note=note)
+
+
 def _preference(src: _Source) -> tuple:
     stem = src.rel[-1].rsplit(".", 1)[0]
-    return (not src.defines, stem != "attention", src.rel[-1].endswith(".ipynb"), len(src.rel), src.rel)
+    return (not src.defines, src.typed, stem != "attention", src.rel[-1].endswith(".ipynb"), len(src.rel), src.rel)
 
 
 def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
@@ -283,7 +354,9 @@ def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
     else:
         text, converted = graded.text, graded.converted
         data = graded.raw if not converted else None
-    if graded.converted:
+    if graded.typed:
+        notes.append(graded.note)
+    elif graded.converted:
         notes.append("converted from a notebook: its definitions are graded, the cells it runs are not")
     if not graded.defines:
         notes.append(f"no file defines {entries[0]}")
@@ -297,8 +370,39 @@ def _norm(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.casefold())
 
 
-def _apply_roster(rows: list[Prepared], roster: str | os.PathLike) -> list[Prepared]:
-    """Fill names, e-mails and sections from a roster CSV; students on it with no submission get a row."""
+def _group_members(rows: list[Prepared], entries: list[dict]) -> list[Prepared]:
+    """A Canvas group submission (named after the group, with its representative's user id) becomes one row
+    per member of that group on the roster (a `group_name` column, as in Canvas's group-set CSV)."""
+    groups: dict[str, list[dict]] = {}
+    for e in entries:
+        if e["group"]:
+            groups.setdefault(_norm(e["group"]), []).append(e)
+    if not groups:
+        return rows
+    out: list[Prepared] = []
+    taken = {p.student.key for p in rows}
+    for p in rows:
+        s = p.student
+        members = groups.get(_norm(s.name)) if s.platform == "canvas" else None
+        ids = {m["id"] for m in members or [] if m["id"]}
+        if not members or (ids and s.id not in ids):
+            out.append(p)
+            continue
+        group = members[0]["group"]
+        for m in members:
+            who = m["id"] or m["email"] or m["name"]
+            if f"canvas:{who}" in taken and who != s.id:
+                continue  # a member who also handed in alone keeps their own submission
+            out.append(Prepared(s.model_copy(update={
+                "key": f"canvas:{who}", "id": m["id"], "name": m["name"] or s.name, "email": m["email"],
+                "notes": [*s.notes, f"a group submission by {group}, handed in by user {s.id}"]}, deep=True),
+                p.source))
+    return out
+
+
+def _apply_roster(rows: list[Prepared], roster: str | os.PathLike) -> tuple[list[Prepared], list[Prepared]]:
+    """Fill names, e-mails and sections from a roster CSV; students on it with no submission get a row
+    (the second list). A group submission is given to each member of the group."""
     try:
         text = read_file(roster, MAX_NOTEBOOK_BYTES).data.decode("utf-8-sig", "replace")
     except Refused as exc:
@@ -309,15 +413,18 @@ def _apply_roster(rows: list[Prepared], roster: str | os.PathLike) -> list[Prepa
     def col(*names: str) -> str | None:
         return next((cols[n] for n in names if n in cols), None)
 
-    c_id = col("id", "student id", "sid", "user id", "userid", "id number", "idnumber", "participant")
+    c_id = col("id", "student id", "sid", "user id", "userid", "canvas_user_id", "canvas user id", "id number",
+               "idnumber", "participant")
     c_name = col("student", "name", "full name", "student name")
     c_email = col("email", "email address", "e-mail")
-    c_section = col("section", "group", "groups")
-    c_login = col("sis login id", "sis user id", "username", "login")
+    c_section = col("section", "sections")
+    c_group = col("group_name", "group name", "group", "groups", "team")
+    c_login = col("sis login id", "sis user id", "login_id", "username", "login")
     if c_id is None and c_name is None and c_email is None:
         raise InputError("the roster needs an id, name or email column (e.g. ID, Student, Email)")
     entries = [{k: (r.get(c) or "").strip() if c else "" for k, c in
-                (("id", c_id), ("name", c_name), ("email", c_email), ("section", c_section), ("login", c_login))}
+                (("id", c_id), ("name", c_name), ("email", c_email), ("section", c_section), ("login", c_login),
+                 ("group", c_group))}
                for r in reader]
     by_id = {e["id"]: e for e in entries if e["id"]}
     by_email = {e["email"].casefold(): e for e in entries if e["email"]}
@@ -330,6 +437,7 @@ def _apply_roster(rows: list[Prepared], roster: str | os.PathLike) -> list[Prepa
             parts = e["name"].split()
             if len(parts) > 1:
                 by_name.setdefault(_norm(parts[-1] + "".join(parts[:-1])), e)
+    rows = _group_members(rows, entries)
     matched: set[int] = set()
     for p in rows:
         s = p.student
@@ -351,4 +459,4 @@ def _apply_roster(rows: list[Prepared], roster: str | os.PathLike) -> list[Prepa
             missing.append(Prepared(Student(key=key, id=e["id"], name=e["name"], email=e["email"],
                                             section=e["section"], sis_login=e["login"], platform="roster",
                                             on_roster=True, notes=["no submission"]), None))
-    return missing
+    return rows, missing

@@ -1,10 +1,20 @@
 """Who a file belongs to, read from the names learning platforms give their exports.
 
-- Canvas ("Download Submissions"): `lastfirst_userid_submissionid_original.ext`, with `_LATE` after the
+- Canvas ("Download Submissions"): `lastfirst_userid_attachmentid_original.ext`, with `_LATE` after the
   name for a late submission, and `-1`, `-2` ... before the extension when a file of that name was uploaded
-  again; e.g. `smithjohn_LATE_4821_99817_attention-1.py`.
+  again; e.g. `smithjohn_LATE_4821_99817_attention-1.py`. Read from canvas-lms `lib/content_zipper.rb`
+  (`get_filename`, `add_upload_submission`, `add_text_or_url`): the name part is the user's sortable name,
+  downcased with every non-word character removed; under anonymous grading it is left out and the id is
+  `anon_` + the submission's anonymous id (5 base58 characters, `lib/anonymity.rb`), so
+  `anon_7Gq2k_99817_attention.py` or `LATE_anon_7Gq2k_99817_attention.py`; for a group assignment the
+  name is the group's (`Assignment#representatives` renames the representative), e.g.
+  `team3_4821_99817_attention.py`, which only a roster with a group column can tell from a student's.
+  Online text entries are `lastfirst_userid_text.html`.
 - Moodle ("Download all submissions"): `Full Name_participantid_assignsubmission_file_original.ext`, or, with
-  "Download submissions in folders", a folder `Full Name_participantid_assignsubmission_file_/`.
+  "Download submissions in folders", a folder `Full Name_participantid_assignsubmission_file_/`; online text
+  is `..._assignsubmission_onlinetext_onlinetext.html` (or `onlinetext.html` in the `_onlinetext_` folder),
+  an HTML page around what the student typed or pasted (mod/assign/submission/onlinetext/locallib.php
+  `get_files`). Under blind marking the name is `Participant`; team submissions prefix `Group name-`.
 - Gradescope ("Export Submissions"): a folder per submission, `submission_<id>/`, and
   `submission_metadata.yml` naming its submitters (`:name:`, `:sid:`, `:email:`).
 """
@@ -17,9 +27,14 @@ from dataclasses import dataclass
 import yaml
 
 CANVAS = re.compile(r"^(?P<login>[^_/]+?)(?P<late>_LATE)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<orig>.+)$")
+# Canvas's anonymous ids are base58 (no 0, O, I, l); its names carry no underscore of their own.
+CANVAS_ANON = re.compile(r"^(?P<late>LATE_)?anon_(?P<anon>[1-9A-HJ-NP-Za-km-z]+)_(?P<sub>\d+)_(?P<orig>.+)$")
+CANVAS_TEXT = re.compile(r"^(?:(?P<late1>LATE_)?anon_(?P<anon>[1-9A-HJ-NP-Za-km-z]+)"
+                         r"|(?P<login>[^_/]+?)(?P<late2>_LATE)?_(?P<uid>\d+))_text\.html$")
 MOODLE = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<orig>.*)$")
 RESUBMITTED = re.compile(r"^(?P<stem>.+)-(?P<n>\d+)(?P<ext>\.[^.]+)$")
 GRADESCOPE_METADATA = "submission_metadata.yml"
+MOODLE_ONLINE_TEXT = "onlinetext.html"
 
 
 @dataclass(frozen=True)
@@ -38,9 +53,25 @@ def resubmission(original: str) -> tuple[str, int]:
     return (m["stem"] + m["ext"], int(m["n"])) if m else (original, 0)
 
 
+def is_online_text(name: str) -> bool:
+    """What a platform wrote for text typed into its editor (rather than a file the student uploaded)."""
+    return name == MOODLE_ONLINE_TEXT or name.endswith("_" + MOODLE_ONLINE_TEXT) or bool(CANVAS_TEXT.match(name))
+
+
 def owner_of_file(name: str) -> Owner:
     if m := MOODLE.match(name):
         return Owner(f"moodle:{m['pid']}", m["pid"], m["name"], "moodle", original=m["orig"])
+    if m := CANVAS_TEXT.match(name):
+        if m["anon"]:
+            anon = f"anon_{m['anon']}"
+            return Owner(f"canvas:{anon}", anon, anon, "canvas", late=bool(m["late1"]), original="text.html")
+        return Owner(f"canvas:{m['uid']}", m["uid"], m["login"], "canvas", late=bool(m["late2"]),
+                     original="text.html")
+    if m := CANVAS_ANON.match(name):
+        original, n = resubmission(m["orig"])
+        anon = f"anon_{m['anon']}"
+        return Owner(f"canvas:{anon}", anon, anon, "canvas", late=bool(m["late"]), order=(n, int(m["sub"])),
+                     original=original)
     if m := CANVAS.match(name):
         original, n = resubmission(m["orig"])
         return Owner(f"canvas:{m['uid']}", m["uid"], m["login"], "canvas", late=bool(m["late"]),

@@ -19,6 +19,10 @@ from grader.intake.files import MAX_ARCHIVE_BYTES, Blob, Refused, display, kind_
 
 MAX_MEMBERS = 500
 MAX_UNPACKED_BYTES = 64 << 20
+# A whole class's export in one archive (Canvas's "Download Submissions", Moodle's "Download all submissions").
+CLASS_ARCHIVE_BYTES = 512 << 20
+CLASS_MEMBERS = 20_000
+CLASS_UNPACKED_BYTES = 512 << 20
 MAX_DEPTH = 6
 
 
@@ -32,6 +36,7 @@ class Node:
     reason: str = ""  # why an "other" node is not read
     read: Callable[[int], Blob] | None = None
     children: list[Node] = field(default_factory=list)
+    in_archive: bool = False  # a member of an archive: never opened as an archive itself
 
 
 def from_disk(path: str, shown: str, depth: int = 0) -> Node:
@@ -67,7 +72,7 @@ def _unsafe(name: str) -> str | None:
     return None
 
 
-def from_zip(blob: Blob, shown: str) -> Node:
+def from_zip(blob: Blob, shown: str, *, members: int = MAX_MEMBERS, unpacked: int = MAX_UNPACKED_BYTES) -> Node:
     """A folder holding the archive's members; every member that is not used is an 'other' node with its reason."""
     root = Node(shown, shown.rsplit("/", 1)[-1], "dir")
     try:
@@ -76,13 +81,13 @@ def from_zip(blob: Blob, shown: str) -> Node:
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         return Node(shown, root.name, "other", f"not a readable zip archive: {exc}")
     folders: dict[str, Node] = {"": root}
-    budget = [MAX_UNPACKED_BYTES]
+    budget = [unpacked]
 
     def folder(parts: tuple[str, ...]) -> Node:
         key = "/".join(parts)
         if key not in folders:
             parent = folder(parts[:-1])
-            folders[key] = Node(f"{shown}/{key}", parts[-1], "dir")
+            folders[key] = Node(f"{shown}/{key}", parts[-1], "dir", in_archive=True)
             parent.children.append(folders[key])
         return folders[key]
 
@@ -91,14 +96,14 @@ def from_zip(blob: Blob, shown: str) -> Node:
         where = f"{shown}/{name}"
         parts = tuple(p for p in PurePosixPath(name).parts if p not in ("", "."))
         why = _unsafe(info.filename)
-        if why is None and n >= MAX_MEMBERS:
-            why = f"more than {MAX_MEMBERS} members in the archive"
+        if why is None and n >= members:
+            why = f"more than {members} members in the archive"
         if why is None and stat.S_ISLNK(info.external_attr >> 16):
             why = "a symbolic link inside the archive (never followed)"
         if why is None and info.flag_bits & 0x1:
             why = "encrypted"
         if why is not None or not parts:
-            root.children.append(Node(where, display(name), "other", why or "an empty name"))
+            root.children.append(Node(where, display(name), "other", why or "an empty name", in_archive=True))
             continue
         if info.is_dir():
             folder(parts)
@@ -117,15 +122,17 @@ def from_zip(blob: Blob, shown: str) -> Node:
             budget[0] -= len(data)
             return Blob(data, sha256(data))
 
-        folder(parts[:-1]).children.append(Node(where, parts[-1], "file", read=read))
+        folder(parts[:-1]).children.append(Node(where, parts[-1], "file", read=read, in_archive=True))
     return root
 
 
-def read_zip(node: Node) -> Node:
+def read_zip(node: Node, *, whole_class: bool = False) -> Node:
     try:
-        blob = node.read(MAX_ARCHIVE_BYTES)
+        blob = node.read(CLASS_ARCHIVE_BYTES if whole_class else MAX_ARCHIVE_BYTES)
     except Refused as exc:
         return Node(node.path, node.name, "other", str(exc))
+    if whole_class:
+        return from_zip(blob, node.path, members=CLASS_MEMBERS, unpacked=CLASS_UNPACKED_BYTES)
     return from_zip(blob, node.path)
 
 

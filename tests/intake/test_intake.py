@@ -52,9 +52,11 @@ def test_moodle_flat_and_folders(tmp_path):
     (tmp_path / "Cy Dee_79_assignsubmission_onlinetext_onlinetext.html").write_text("<p>")
     intake = collect([tmp_path])
     students = _by_id(intake)
-    assert {k: p.student.name for k, p in students.items()} == {"77": "Ann Lee", "78": "Bo Chen"}
+    assert {k: p.student.name for k, p in students.items()} == {"77": "Ann Lee", "78": "Bo Chen", "79": "Cy Dee"}
+    assert students["79"].source is None  # an online text with nothing in it: a row, nothing graded
     reasons = _reasons(intake)
-    assert reasons["notes.txt"] == reasons["Cy Dee_79_assignsubmission_onlinetext_onlinetext.html"]
+    assert reasons["notes.txt"].startswith("not a .py")
+    assert reasons["Cy Dee_79_assignsubmission_onlinetext_onlinetext.html"] == "an empty online text"
 
 
 def test_gradescope_export_with_a_group(tmp_path):
