@@ -32,7 +32,10 @@ def find_submission(folder: Path, entries: tuple[str, ...]) -> tuple[bytes | Non
     if not ready:
         why = "; ".join(f"{Path(s.path).name}: {s.reason}" for s in intake.skipped[:5])
         return None, "", "No gradable file was submitted: upload attention.py" + (f" ({why})." if why else ".")
-    return ready[0].source, ready[0].student.submission, ""
+    found = ready[0].student.submission
+    inside = str(folder).rstrip("/") + "/"
+    # As the student sees it: relative to what they uploaded (hw.zip/hw/attention.py), never our paths.
+    return ready[0].source, found[len(inside):] if found.startswith(inside) else Path(found).name, ""
 
 
 def _zero(message: str) -> GradescopeResults:
@@ -64,8 +67,7 @@ def run(root: Path) -> int:
             with Sandbox(quiet=True) as sandbox:
                 report = grade_file(staged, sandbox=sandbox, rubric=rubric, secret=secret or None,
                                     audience="instructor", hidden_paths=[root, Path(staging)])
-        shown = Path(found).name if Path(found).is_absolute() else found
-        report = report.model_copy(update={"submission": shown})
+        report = report.model_copy(update={"submission": found})
         atomic_write_text(results, to_gradescope(report).model_dump_json(indent=1))
         print(f"graded {report.submission}: {report.score:g}/{report.max_score:g} ({report.runtime.isolation})")
         return 0

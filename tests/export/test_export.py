@@ -140,14 +140,22 @@ def test_zip_layout_and_pins(autograder_zip, project_wheel):
     assert zf.read("secret").decode().strip() == SECRET
 
 
-def _rehearse(autograder_zip: Path, installed: Path, tmp_path: Path, source: str | None,
-              name: str = "attention.py") -> tuple[dict, str]:
+def _autograder_root(autograder_zip: Path, tmp_path: Path) -> Path:
+    """Gradescope's /autograder as a folder: the zip unpacked into source/, an empty submission/ and results/."""
     root = tmp_path / "autograder"
     zipfile.ZipFile(autograder_zip).extractall(root / "source")
     (root / "source" / "run_autograder").chmod(0o755)
     (root / "submission").mkdir()
     (root / "results").mkdir()
-    if source is not None:
+    return root
+
+
+def _rehearse(autograder_zip: Path, installed: Path, tmp_path: Path, source: str | bytes | None,
+              name: str = "attention.py") -> tuple[dict, str]:
+    root = _autograder_root(autograder_zip, tmp_path)
+    if isinstance(source, bytes):
+        (root / "submission" / name).write_bytes(source)
+    elif source is not None:
         (root / "submission" / name).write_text(source.format(root=str(root)) if "{root" in source else source)
     env = {"PATH": "/usr/bin:/bin", "GRADER_AUTOGRADER_ROOT": str(root),
            "GRADER_PYTHON": str(installed / "bin" / "python"), "HOME": str(tmp_path)}
@@ -177,6 +185,48 @@ def test_a_notebook_is_graded_as_its_code_cells(autograder_zip, installed, tmp_p
     assert results["score"] == 100 and results["extra_data"]["submission"] == "attention.ipynb"
 
 
+def test_a_zip_with_a_helper_module_is_graded_as_a_class_run_would(autograder_zip, installed, tmp_path):
+    upload = tmp_path / "hw3.zip"
+    with zipfile.ZipFile(upload, "w") as z:  # Gradescope keeps an uploaded zip as it is
+        z.writestr("hw3/attention.py", "from attention_core import SingleHead, causal_attention  # noqa: F401\n")
+        z.writestr("hw3/attention_core.py", (ROOT / "reference" / "attention.py").read_text())
+        z.writestr("hw3/__MACOSX/._attention.py", b"\x00")
+        z.writestr("hw3/README.md", "my notes")
+    results, _ = _rehearse(autograder_zip, installed, tmp_path, upload.read_bytes(), name="hw3.zip")
+    assert results["score"] == 100 and results["extra_data"]["submission"] == "hw3.zip/hw3/attention.py"
+
+
+@pytest.mark.parametrize("layout", ["folder", "notebook", "zip", "nothing"])
+def test_find_submission_reads_uploads_as_intake_does(tmp_path, layout):
+    """What Gradescope's submission/ may hold, without a sandbox: the source intake makes of it."""
+    from grader.export.autograder import find_submission
+
+    folder = tmp_path / "submission"
+    (folder / "src").mkdir(parents=True)
+    reference = (ROOT / "reference" / "attention.py").read_text()
+    if layout == "folder":  # uploaded as a folder: the solution beside the helper module it imports
+        (folder / "src" / "attention.py").write_text("from softmax_bits import causal_attention  # noqa\n")
+        (folder / "src" / "softmax_bits.py").write_text(reference)
+        (folder / "scratch.py").write_text("print('tinkering')\n")
+    elif layout == "notebook":
+        cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                  "source": reference.splitlines(keepends=True)}]
+        (folder / "Attention.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                                            "nbformat_minor": 5}))
+    elif layout == "zip":
+        with zipfile.ZipFile(folder / "smithjohn_4821_99817_hw.zip", "w") as z:  # a platform-looking name
+            z.writestr("attention.py", reference)
+    else:
+        (folder / "notes.txt").write_text("forgot the code")
+    source, found, why = find_submission(folder, ("causal_attention", "SingleHead"))
+    if layout == "nothing":
+        assert source is None and found == "" and "upload attention.py" in why and "notes.txt" in why
+        return
+    assert source is not None and b"def causal_attention" in source and why == ""
+    assert found == {"folder": "src/attention.py", "notebook": "Attention.ipynb",
+                     "zip": "smithjohn_4821_99817_hw.zip/attention.py"}[layout]
+
+
 def test_an_empty_submission_gets_zero_and_a_reason(autograder_zip, installed, tmp_path):
     results, _ = _rehearse(autograder_zip, installed, tmp_path, None)
     assert results["score"] == 0 and results["tests"] == [] and "upload attention.py" in results["output"]
@@ -192,15 +242,39 @@ def test_buggy_submission_is_diagnosed_in_extra_data_and_tags(autograder_zip, in
     assert "Fills forbidden scores with 0" in results["output"] or "zero" in results["output"].lower()
 
 
-def test_hostile_submission_gets_neither_the_secret_nor_its_forged_score(autograder_zip, installed, tmp_path):
+def _leaked(text: str) -> bool:
+    """Whether the hostile submission read the secret or the rubric (its prints land in extra_data)."""
+    return SECRET in text or "FOUND" in text
+
+
+def test_hostile_submission_gets_neither_the_secret_nor_its_forged_score(autograder_zip, installed, tmp_path,
+                                                                        sandbox):
     results, text = _rehearse(autograder_zip, installed, tmp_path, HOSTILE)
     assert results["output"] != "forged" and results["tests"]  # the grader's results, written after the run
     assert results["score"] < 100
-    if os.geteuid() == 0 and results["extra_data"]["isolation"] == "namespaces+uid":
-        assert SECRET not in text and "FOUND" not in text  # the whole root was hidden from the submission
-        assert "refused source/secret" in text
-    else:  # rlimits-only: the README says a submission can read what the grader can
-        pytest.skip(f"isolation is {results['extra_data']['isolation']}: hidden files are not enforced")
+    if sandbox.isolation != "namespaces+uid":  # this machine cannot hide files from a submission at all
+        pytest.skip(f"this machine's sandbox is {sandbox.isolation}: hidden files are not enforced here")
+    # Installed from the wheel into a fresh venv (under pytest's /tmp, its interpreter under /root), the
+    # autograder must isolate as well as this checkout does: a weaker level here is a bug, not a skip.
+    assert results["extra_data"]["isolation"] == "namespaces+uid"
+    assert not _leaked(text) and "refused source/secret" in text  # the whole root was hidden
+
+
+def test_the_hostile_rehearsal_catches_a_leak(autograder_zip, tmp_path, monkeypatch):
+    """Negative control: the same run with isolation switched off (rlimits-only, as root) leaks the
+    secret, and the assertions above see it."""
+    import functools
+
+    import grader.sandbox
+    from grader.export import autograder
+
+    root = _autograder_root(autograder_zip, tmp_path)
+    (root / "submission" / "attention.py").write_text(HOSTILE.format(root=str(root)))
+    monkeypatch.setattr(grader.sandbox, "Sandbox", functools.partial(grader.sandbox.Sandbox, isolate=False))
+    assert autograder.run(root) == 0
+    text = (root / "results" / "results.json").read_text()
+    assert json.loads(text)["extra_data"]["isolation"] == "rlimits-only"
+    assert _leaked(text) and "refused source/secret" not in text
 
 
 def test_export_command(tmp_path, project_wheel):
