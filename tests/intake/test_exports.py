@@ -195,3 +195,23 @@ def test_canvas_group_submission_gives_every_member_a_row(tmp_path):
     assert all(p.student.key == f"canvas:{u}" and "group submission by Team 3" in p.student.notes[-1]
                for u, p in zip(("4821", "4822", "4823"), team, strict=True))
     assert ids["4900"].source is None and ids["4900"].student.notes == ["no submission"]
+
+
+def test_a_class_zip_with_online_text_is_graded_end_to_end(tmp_path, sandbox):
+    """The pasted reference scores full marks, the pasted mutant is diagnosed, prose gets a row and no grade."""
+    from grader.batch.run import grade_class
+    from grader.paths import INSTRUCTOR_RUBRIC
+    from grader.rubric import load_rubric
+
+    archive = tmp_path / "CS182-Causal attention-5501.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("Bo Chen_78_assignsubmission_onlinetext_/onlinetext.html", _atto(REFERENCE, "My answer:"))
+        z.writestr("Al Bek_76_assignsubmission_onlinetext_/onlinetext.html", _atto(ZERO_FILL))
+        z.writestr("Cy Dee_79_assignsubmission_onlinetext_/onlinetext.html", _atto("Sorry, no code this week."))
+    run = grade_class(collect([archive]), rubric=load_rubric(INSTRUCTOR_RUBRIC), secret="zip-secret", out=None,
+                      sandboxes=[sandbox], hidden=[tmp_path])
+    rows = {r.student.name: r for r in run.results}
+    assert rows["Bo Chen"].status == "graded" and rows["Bo Chen"].report.score == rows["Bo Chen"].report.max_score
+    assert [d.id for d in rows["Al Bek"].report.diagnoses][:1] == ["zero_fill_mask"]
+    assert rows["Cy Dee"].status == "no_submission" and rows["Cy Dee"].report is None
+    assert any("does not define causal_attention" in s.reason for s in run.skipped)
