@@ -18,6 +18,7 @@ from grader.checks.observations import (
     close,
     dtype_name,
     fmt,
+    max_error,
     raised,
     shapes,
 )
@@ -217,11 +218,16 @@ def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
                     f"trainable parameters.", str(probe.info["n_params"]), str(reply.meta.get("n_params")))
         want = probe.memo("head", expected.head, probe.t)
         for name in ("out", "weights"):
-            got = reply.tensors.get(name)
-            shape = None if got is None else tuple(got.shape)
-            cases.check(got is not None and close(got, want[name], t, band_for("float64")),
-                        f"SingleHead {name} for input {tuple(probe.t['x'].shape)} should be "
-                        f"{tuple(want[name].shape)} and match the reference, got shape {shape} "
-                        f"in {dtype_name(got) if got is not None else 'nothing'}.",
+            got, wanted = reply.tensors.get(name), tuple(want[name].shape)
+            x = tuple(probe.t["x"].shape)
+            if got is None or tuple(got.shape) != wanted:
+                cases.fail(f"SingleHead {name} for input {x} should have shape {wanted}; it came back "
+                           + ("missing." if got is None else f"with shape {tuple(got.shape)}."),
+                           str(wanted), "nothing" if got is None else str(tuple(got.shape)))
+                continue
+            # The shape is right: what differs is the values, and by how much is the finding.
+            cases.check(close(got, want[name], t, band_for("float64")),
+                        f"SingleHead {name} for input {x} has the right shape {wanted} ({dtype_name(got)}) but its "
+                        f"values differ from the trusted reference by up to {max_error(got, want[name]):.3g}.",
                         partial(fmt, want[name]), partial(fmt, got))
     return cases.outcome()
