@@ -206,15 +206,18 @@ def _catalogue(args) -> int:
 
 
 def _release(args) -> int:
+    from grader.export.wheel import WheelError
     from grader.release import build_bundle
     from grader.rubric import load_rubric
 
     rubric = load_rubric(args.rubric) if args.rubric else None
     try:
-        print(f"wrote {build_bundle(Path(args.out), rubric)}")
-    except ValueError as err:  # a rubric with nothing visible has no self-check to ship
+        out = build_bundle(Path(args.out), rubric)
+    except (ValueError, WheelError) as err:  # e.g. a rubric with nothing visible has no self-check to ship
         print(f"grader: {err}", file=sys.stderr)
         return 2
+    for path in sorted(out.iterdir()):
+        print(f"wrote {path}")
     return 0
 
 
@@ -226,9 +229,15 @@ TORCH_FREE_VERBS = frozenset({"quiz", "cards"})
 OWN_VERBS = frozenset({"check", "grade", "merge", "demo", "schemas", "catalogue", "release"})
 
 
+def student_edition() -> bool:
+    """Installed from the student's wheel (`release`): check, quiz and cards only."""
+    return paths.STUDENT_EDITION.is_file()
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    student = student_edition()
 
     p = sub.add_parser("check", help="self-check your submission (visible checks only)")
     p.add_argument("file")
@@ -239,58 +248,73 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="keep the sandbox warm and regrade on every save, printing only what changed")
     p.set_defaults(func=_check)
 
-    p = sub.add_parser("grade", help="grade submissions with every check (instructor)")
-    p.add_argument("files", nargs="+",
-                   help="submissions (.py, .ipynb, .zip) or class folders as Canvas, Moodle or Gradescope export them")
-    p.add_argument("--rubric", metavar="PATH")
-    p.add_argument("--out", metavar="DIR",
-                   help="keep results in DIR/store.sqlite3 as they are graded (rerun to resume), write "
-                        "gradebook.csv, summary.json, skipped.csv and reports/")
-    p.add_argument("--roster", metavar="CSV", help="class roster (ID, Student, Email, Section columns): names, "
-                   "and a row for each student who handed in nothing")
-    p.add_argument("--shard", metavar="K/N", help="grade only the K-th of N deterministic parts of the class")
-    p.add_argument("--junit", metavar="PATH", help="also write JUnit XML, one testcase per check")
-    p.add_argument("--json", action="store_true", help="print one JSON array of reports, nothing else")
-    p.add_argument("--html", metavar="DIR", help="write one HTML report per submission")
-    p.add_argument("--markdown", metavar="DIR", help="write one markdown report per submission")
-    p.add_argument("--audience", choices=("instructor", "student"), default="instructor",
-                   help="who --html and --markdown are for: 'student' follows each check's visibility "
-                        "(hidden checks absent), 'instructor' shows every check and marks the hidden ones")
-    p.add_argument("--published", action="store_true",
-                   help="results are released: student views also show after_due_date and after_published checks")
-    p.add_argument("--gradescope", metavar="PATH",
-                   help="write Gradescope's results.json for the single submission (a folder named is "
-                        "one student's submission)")
-    p.set_defaults(func=_grade)
+    if not student:  # a student's install (release) carries none of the instructor's verbs
+        p = sub.add_parser("grade", help="grade submissions with every check (instructor)")
+        p.add_argument("files", nargs="+",
+                       help="submissions (.py, .ipynb, .zip) or class folders as Canvas, Moodle or Gradescope export them")
+        p.add_argument("--rubric", metavar="PATH")
+        p.add_argument("--out", metavar="DIR",
+                       help="keep results in DIR/store.sqlite3 as they are graded (rerun to resume), write "
+                            "gradebook.csv, summary.json, skipped.csv and reports/")
+        p.add_argument("--roster", metavar="CSV", help="class roster (ID, Student, Email, Section columns): names, "
+                       "and a row for each student who handed in nothing")
+        p.add_argument("--shard", metavar="K/N", help="grade only the K-th of N deterministic parts of the class")
+        p.add_argument("--junit", metavar="PATH", help="also write JUnit XML, one testcase per check")
+        p.add_argument("--json", action="store_true", help="print one JSON array of reports, nothing else")
+        p.add_argument("--html", metavar="DIR", help="write one HTML report per submission")
+        p.add_argument("--markdown", metavar="DIR", help="write one markdown report per submission")
+        p.add_argument("--audience", choices=("instructor", "student"), default="instructor",
+                       help="who --html and --markdown are for: 'student' follows each check's visibility "
+                            "(hidden checks absent), 'instructor' shows every check and marks the hidden ones")
+        p.add_argument("--published", action="store_true",
+                       help="results are released: student views also show after_due_date and after_published checks")
+        p.add_argument("--gradescope", metavar="PATH",
+                       help="write Gradescope's results.json for the single submission (a folder named is "
+                            "one student's submission)")
+        p.set_defaults(func=_grade)
 
-    p = sub.add_parser("merge", help="combine the --out folders of shards into one gradebook and summary")
-    p.add_argument("dirs", nargs="+", metavar="DIR")
-    p.add_argument("--out", metavar="DIR", required=True)
-    p.add_argument("--junit", metavar="PATH", help="also write JUnit XML for the whole class")
-    p.set_defaults(func=_merge)
+        p = sub.add_parser("merge", help="combine the --out folders of shards into one gradebook and summary")
+        p.add_argument("dirs", nargs="+", metavar="DIR")
+        p.add_argument("--out", metavar="DIR", required=True)
+        p.add_argument("--junit", metavar="PATH", help="also write JUnit XML for the whole class")
+        p.set_defaults(func=_merge)
 
-    sub.add_parser("demo", help="grade the bundled example and show the feedback").set_defaults(func=_demo)
-    sub.add_parser("schemas", help="regenerate the JSON Schemas").set_defaults(func=_schemas)
-    sub.add_parser("catalogue", help="rebuild grader/data/catalogue.json from reference/mutants"
-                   ).set_defaults(func=_catalogue)
-    p = sub.add_parser("release", help="build the student bundle (no solution inside)")
-    p.add_argument("--out", default="build/student-bundle")
-    p.add_argument("--rubric", metavar="PATH",
-                   help="instructor rubric whose visible checks become the students' self-check (default: the shipped one)")
-    p.set_defaults(func=_release)
+        sub.add_parser("demo", help="grade the bundled example and show the feedback").set_defaults(func=_demo)
+        sub.add_parser("schemas", help="regenerate the JSON Schemas").set_defaults(func=_schemas)
+        sub.add_parser("catalogue", help="rebuild grader/data/catalogue.json from reference/mutants"
+                       ).set_defaults(func=_catalogue)
+        p = sub.add_parser("release", help="build the student bundle (no solution inside)")
+        p.add_argument("--out", default="build/student-bundle")
+        p.add_argument("--rubric", metavar="PATH",
+                       help="instructor rubric whose visible checks become the students' self-check (default: the shipped one)")
+        p.set_defaults(func=_release)
 
-    if command in OWN_VERBS:
+    if command in OWN_VERBS and not student:
         return parser
-    from grader.export.cli import register as register_export
     from grader.quiz.cli import register as register_quiz
 
+    register_quiz(sub)
+    if student:  # no rubric or export verbs either: their modules are not in the student's wheel
+        return parser
     if command not in TORCH_FREE_VERBS:
         from grader.rubric import register as register_rubric
 
         register_rubric(sub)
-    register_quiz(sub)
+    from grader.export.cli import register as register_export
+
     register_export(sub)
     return parser
+
+
+def _torch_requirement() -> str:
+    """The installed grader's own torch range (pyproject.toml), so the install line cannot drift from it."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        return next((r.split(";")[0].strip() for r in requires("attention-grader") or () if r.startswith("torch")),
+                    "torch")
+    except PackageNotFoundError:
+        return "torch"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -301,6 +325,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("grader: interrupted; reports already saved with --out are kept, rerun to resume", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as err:
+        if (err.name or "").partition(".")[0] != "torch":
+            raise
+        # The quiz and the cards run without torch; grading code cannot.
+        print(f"grader: {args.command} needs torch, which is not installed here; install its CPU build with "
+              f'pip install "{_torch_requirement()}" --index-url {paths.TORCH_CPU_INDEX}', file=sys.stderr)
+        return 2
     except Exception as err:
         # Looked up, not imported: the quiz and the cards must run without the sandbox (torch, resource).
         # A verb that can raise these errors has already imported their modules.

@@ -29,6 +29,10 @@ INSTRUCTOR_RUBRIC = packaged("rubrics", "causal_attention.yaml")
 SELF_CHECK_RUBRIC = packaged("rubrics", "self_check.yaml")
 QUIZ = packaged("quiz.json")
 CATALOGUE = packaged("catalogue.json")
+# Present only in the student's wheel (`release`): the CLI then offers check, quiz and cards alone.
+STUDENT_EDITION = packaged("student-edition.json")
+# torch's CPU-only builds: what a student or a Gradescope image installs, never the multi-GB CUDA one.
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
 def data_dir() -> Path:

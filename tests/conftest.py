@@ -1,10 +1,29 @@
-"""Fixtures every test folder may use: one warm sandbox for the session."""
+"""Fixtures every test folder may use: one warm sandbox and one student bundle for the session; and a
+guard that the suite never rewrites the shipped fingerprints (grader/data/catalogue.json)."""
 
 from __future__ import annotations
+
+import hashlib
+from pathlib import Path
 
 import pytest
 
 from grader.sandbox import Limits, Sandbox
+
+SHIPPED_FINGERPRINTS = Path(__file__).resolve().parents[1] / "grader" / "data" / "catalogue.json"
+
+
+def _stamp(path: Path) -> tuple[int, str]:
+    return path.stat().st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fingerprints_untouched():
+    """Fails the session (an error at teardown) if anything in it rewrote the committed fingerprints."""
+    before = _stamp(SHIPPED_FINGERPRINTS)
+    yield
+    if _stamp(SHIPPED_FINGERPRINTS) != before:
+        pytest.fail(f"the suite rewrote {SHIPPED_FINGERPRINTS}: tests and release must only read it")
 
 
 @pytest.fixture(scope="session")
@@ -12,3 +31,14 @@ def sandbox():
     # A short per-call deadline keeps the infinite-loop mutant cheap; real grading uses the defaults.
     with Sandbox(limits=Limits(call_s=1.0, load_s=3.0, submission_s=10.0), quiet=True) as sb:
         yield sb
+
+
+@pytest.fixture(scope="session")
+def student_bundle(tmp_path_factory) -> Path:
+    """`release`'s output (wheel, README, template), built once: read by tests/release, installed by tests/export."""
+    from grader.release import build_bundle
+
+    before = _stamp(SHIPPED_FINGERPRINTS)
+    out = build_bundle(tmp_path_factory.mktemp("release") / "bundle")
+    assert _stamp(SHIPPED_FINGERPRINTS) == before  # release never rewrites the shipped fingerprints
+    return out

@@ -17,10 +17,8 @@ import zipfile
 from pathlib import Path
 
 from grader.export.wheel import build_wheel
-from grader.paths import INSTRUCTOR_RUBRIC
+from grader.paths import INSTRUCTOR_RUBRIC, TORCH_CPU_INDEX
 from grader.rubric import load_rubric
-
-CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 SETUP_SH = """\
 #!/usr/bin/env bash
@@ -93,7 +91,7 @@ def build_autograder(out: Path, *, rubric_path: Path | None = None, secret: str 
     with tempfile.TemporaryDirectory(prefix="grader-export-") as tmp:
         wheel = Path(wheel) if wheel else build_wheel(Path(tmp))
         files = {
-            "setup.sh": SETUP_SH.format(torch=_version("torch"), cpu_index=CPU_INDEX, wheel=wheel.name),
+            "setup.sh": SETUP_SH.format(torch=_version("torch"), cpu_index=TORCH_CPU_INDEX, wheel=wheel.name),
             "run_autograder": RUN_AUTOGRADER,
             "constraints.txt": constraints(wheel),
             "rubric.yaml": rubric_text,

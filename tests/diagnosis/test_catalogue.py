@@ -57,11 +57,3 @@ def test_catalogue_refuses_without_the_mutants(tmp_path, monkeypatch, capsys):
     assert "mutants" in err and "Traceback" not in err
     assert digest() == before
 
-
-def test_release_leaves_the_fingerprints_alone(tmp_path):
-    from grader.release import build_bundle
-
-    before = digest()
-    bundle = build_bundle(tmp_path / "bundle")
-    assert digest() == before
-    assert (bundle / "grader" / "data" / "catalogue.json").read_bytes() == catalogue.DATA.read_bytes()

@@ -1,59 +1,71 @@
-"""The student bundle carries no solution, yet its self-check still diagnoses from shipped numbers."""
+"""The student bundle (`release`): a wheel of the student side, a README that installs the CPU torch
+first, and the template; no solution, no instructor rubric, no instructor verbs, and the checkout
+(its fingerprints above all) left as it was. Installed and used: tests/export/test_student_wheel.py."""
 
 from __future__ import annotations
 
 import json
-import shutil
+import re
 import subprocess
 import sys
+import zipfile
+from pathlib import Path
 
 import pytest
-from support.corpora import MUTANTS, mutant_id
 
-from grader.release import build_bundle
+from grader.paths import CATALOGUE, TORCH_CPU_INDEX
 from grader.rubric import load_self_check, parse_rubric
 
-
-@pytest.fixture(scope="module")
-def bundle(tmp_path_factory):
-    return build_bundle(tmp_path_factory.mktemp("release") / "bundle")
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_bundle_holds_no_solution(bundle):
-    files = [p for p in bundle.rglob("*") if p.is_file()]
-    names = {p.relative_to(bundle).as_posix() for p in files}
-    assert not any(n.startswith(("reference/", "tests/")) for n in names)
-    rubrics = {n for n in names if n.endswith(".yaml")}
-    assert rubrics == {"grader/data/rubrics/self_check.yaml"}  # never the instructor rubric
-    # Generated from the instructor rubric's student view, not a hand-kept copy.
-    assert parse_rubric((bundle / "grader/data/rubrics/self_check.yaml").read_text()) == load_self_check()
-    defining = [n for n in names if n.endswith(".py") and "def causal_attention" in (bundle / n).read_text()]
-    assert defining == ["attention.py"]  # the stub, nothing else
+@pytest.fixture
+def bundle(student_bundle) -> Path:
+    return student_bundle  # built once for the session (tests/conftest.py), which checks the fingerprints
+
+
+def _wheel(bundle: Path) -> zipfile.ZipFile:
+    return zipfile.ZipFile(next(bundle.glob("attention_grader-*+student-py3-none-any.whl")))
+
+
+def test_bundle_is_a_wheel_a_readme_and_the_template(bundle):
+    names = sorted(p.name for p in bundle.iterdir())
+    assert names == ["README.md", "attention.py", "attention_grader-0.1.0+student-py3-none-any.whl"]
     assert "NotImplementedError" in (bundle / "attention.py").read_text()
-    catalogue = json.loads((bundle / "grader/data/catalogue.json").read_text())
-    assert "zero_fill_mask" in catalogue["fingerprints"]
-    assert "import torch" not in (bundle / "grader/data/catalogue.json").read_text()
 
 
-def test_bundle_self_check_diagnoses_without_the_catalogue_code(bundle, tmp_path):
-    zero_fill = next(p for p in MUTANTS if mutant_id(p) == "zero_fill_mask")
-    shutil.copy(zero_fill, bundle / "mine.py")
-    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "GRADER_DATA_DIR": str(tmp_path)}
-    where = subprocess.run([sys.executable, "-c", "import grader; print(grader.__file__)"], cwd=bundle,
-                           capture_output=True, text=True, env=env)
-    assert where.stdout.strip().startswith(str(bundle))
-    proc = subprocess.run([sys.executable, "-m", "grader", "check", "mine.py", "--json"], cwd=bundle,
-                          capture_output=True, text=True, env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
-    assert report["diagnoses"][0]["id"] == "zero_fill_mask"
+def test_wheel_holds_the_student_side_and_no_solution(bundle):
+    wheel = _wheel(bundle)
+    names = set(wheel.namelist())
+    for data in ("grader/data/rubrics/self_check.yaml", "grader/data/quiz.json", "grader/data/catalogue.json",
+                 "grader/data/student-edition.json", "grader/notebook.py", "grader/watch.py", "grader/cli.py"):
+        assert data in names, data
+    assert not [n for n in names if n.startswith(("reference/", "tests/", "grader/batch/", "grader/export/"))]
+    assert not {"grader/release.py", "grader/demo.py"} & names
+    assert {n for n in names if n.endswith(".yaml")} == {"grader/data/rubrics/self_check.yaml"}
+    # Generated from the instructor rubric's student view, not a hand-kept copy.
+    assert parse_rubric(wheel.read("grader/data/rubrics/self_check.yaml").decode()) == load_self_check()
+    assert not [n for n in names if n.endswith(".py") and b"def causal_attention" in wheel.read(n)]
+    catalogue = wheel.read("grader/data/catalogue.json")
+    assert catalogue == CATALOGUE.read_bytes()  # the fingerprints ship as committed
+    assert "zero_fill_mask" in json.loads(catalogue)["fingerprints"] and b"import torch" not in catalogue
 
 
-def test_catalogue_in_the_bundle_refuses_and_keeps_the_fingerprints(bundle, tmp_path):
-    data = bundle / "grader/data/catalogue.json"
-    before = data.read_bytes()
-    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "GRADER_DATA_DIR": str(tmp_path)}
-    proc = subprocess.run([sys.executable, "-m", "grader", "catalogue"], cwd=bundle, capture_output=True,
-                          text=True, env=env, timeout=300)
-    assert proc.returncode == 2 and "mutants" in proc.stderr and "Traceback" not in proc.stderr
-    assert data.read_bytes() == before
+def test_readme_installs_the_cpu_torch_first_then_the_wheel(bundle):
+    readme = (bundle / "README.md").read_text()
+    wheel = next(bundle.glob("*.whl")).name
+    torch_line = next(line for line in readme.splitlines() if "--index-url" in line)
+    assert torch_line.startswith('pip install "torch>=') and f"--index-url {TORCH_CPU_INDEX}" in torch_line
+    assert readme.index(torch_line) < readme.index(f"pip install {wheel}")
+    assert "requirements.txt" not in readme and not re.search(r"\{\w+\}", readme)  # every field filled in
+    metadata = next(n for n in _wheel(bundle).namelist() if n.endswith(".dist-info/METADATA"))
+    assert "pip install" in _wheel(bundle).read(metadata).decode()  # the wheel's description is this README
+
+
+def test_release_verb_writes_the_bundle_and_refuses_a_rubric_without_visible_checks(tmp_path):
+    rubric = tmp_path / "hidden.yaml"
+    text = (ROOT / "grader/data/rubrics/causal_attention.yaml").read_text()
+    rubric.write_text(re.sub(r"(?m)^(\s*)visibility: \w+$", r"\1visibility: hidden", text))
+    proc = subprocess.run([sys.executable, "-m", "grader", "release", "--out", str(tmp_path / "b"), "--rubric",
+                           str(rubric)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 2 and proc.stderr.startswith("grader: ") and "Traceback" not in proc.stderr
