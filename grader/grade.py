@@ -187,8 +187,9 @@ def shared_sandbox() -> Sandbox:
     level is one line of the report, not the instructor's warning."""
     global _shared
     if _shared is None:
-        _shared = Sandbox(quiet=True)
-        _shared.start()
+        sandbox = Sandbox(quiet=True)
+        sandbox.start()  # kept only once started: a failed start is retried by the next call
+        _shared = sandbox
         atexit.register(_shared.close)
     return _shared
 

@@ -11,6 +11,7 @@ import errno
 import fcntl
 import json
 import os
+import pwd
 import select
 import signal
 import site
@@ -231,7 +232,13 @@ class Sandbox:
             except (subprocess.SubprocessError, OSError):
                 config["userns"] = False  # no user namespaces here: rlimits only, and the warning says so
         if self._proc is None:
-            self._proc = self._popen(code, config, theirs, None)
+            try:
+                self._proc = self._popen(code, config, theirs, None)
+            except OSError as err:  # e.g. an interpreter under /root, run by another user
+                mine.close()
+                theirs.close()
+                self.close()
+                raise SandboxError(_cannot_start(err)) from None
         theirs.close()
         self._sock = mine
         self._abandoned = False
@@ -596,6 +603,17 @@ class Sandbox:
         if len(data) > cap and not text.endswith("[output truncated]\n"):
             text += "\n[output truncated]\n"
         return text
+
+
+def _cannot_start(err: OSError) -> str:
+    """One line: which interpreter could not be started, as whom, and what to do about it."""
+    try:
+        user = pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # a uid with no name (a container's)
+        user = f"uid {os.getuid()}"
+    return (f"its Python interpreter {sys.executable} could not be started as user {user} "
+            f"({err.strerror or err}); run the grader from a Python this user may execute, e.g. a "
+            f"virtual environment of its own (python3 -m venv ~/grader-venv, then install the grader there)")
 
 
 def _exited(proc: subprocess.Popen | _Forked) -> bool:
