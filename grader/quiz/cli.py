@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from grader.quiz.load import DEFAULT_QUIZ, QuizFileError, load_answers, load_quiz
+from grader.report.view import points_text
 
 EXIT_USAGE = 2
 
@@ -81,10 +82,10 @@ def cmd_check(args) -> int:
                                                    "score": True, "max_score": True}), indent=2))
         return 0
     for r in result.items:
-        print(f"{r.id}: {r.verdict} ({r.score:g}/{r.max_score:g})")
+        print(f"{r.id}: {r.verdict} ({points_text(r.score, r.max_score)})")
         for line in r.feedback.splitlines():
             print(f"  {line}")
-    print(f"\nScore: {result.score:g}/{result.max_score:g}")
+    print(f"\nScore: {points_text(result.score, result.max_score)}")
     return 0
 
 

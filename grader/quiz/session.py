@@ -15,6 +15,7 @@ from grader.paths import atomic_write_text, state_path
 from grader.quiz.judge import ItemResult, follow_up_answered, judge
 from grader.quiz.load import QuizFileError
 from grader.quiz.models import ChoiceItem, NumericItem, Quiz, SelfItem
+from grader.report.view import points_text
 
 ENV_SESSION = "GRADER_QUIZ_SESSION"
 QUIT = {":q", ":quit"}
@@ -124,7 +125,7 @@ def _ask_item(item, prompt, say) -> Entry:
     if answer.strip().lower() in SKIP:
         answer = ""
     res = judge(item, answer)
-    say(f"Verdict: {res.verdict} ({res.score:g}/{res.max_score:g})")
+    say(f"Verdict: {res.verdict} ({points_text(res.score, res.max_score)})")
     for line in res.feedback.splitlines():
         say(f"  {line}")
     entry = Entry(answer=answer or None, result=res)
@@ -155,7 +156,7 @@ def _summary(quiz: Quiz, state: SessionState, say) -> None:
     scored = [e.result for e in state.entries.values() if e.result.verdict != "self"]
     total = sum(r.score for r in scored)
     out_of = sum(r.max_score for r in scored)
-    say(f"\nScore: {total:g}/{out_of:g}")
+    say(f"\nScore: {points_text(total, out_of)}")
     for item in quiz.items:
         e = state.entries.get(item.id)
         if e is not None:

@@ -70,7 +70,7 @@ def test_piped_full_run(tmp_path):
     out = proc.stdout
     assert out.count("Follow-up:") == 1
     # Scaling is partial (1 of 3.5 key-point weights); the follow-up teaches but does not rescore.
-    assert "Score: 6.28571/8" in out, out[-800:]
+    assert "Score: 6.29 / 8" in out, out[-800:]
     assert "explain-it-back: got it" in out
     again = subprocess.run([sys.executable, "-m", "grader", "quiz", "--session", str(session)],
                            input="", capture_output=True, text=True, cwd=ROOT, timeout=60)
