@@ -371,8 +371,9 @@ def _norm(name: str) -> str:
 
 
 def _group_members(rows: list[Prepared], entries: list[dict]) -> list[Prepared]:
-    """A Canvas group submission (named after the group, with its representative's user id) becomes one row
-    per member of that group on the roster (a `group_name` column, as in Canvas's group-set CSV)."""
+    """A group submission becomes one row per member of that group on the roster (a `group_name` column, as
+    in Canvas's group-set CSV, or Moodle's `Groups`). Canvas names it after the group with its
+    representative's user id (who must be a member); Moodle 4.x after the team with the group's id."""
     groups: dict[str, list[dict]] = {}
     for e in entries:
         if e["group"]:
@@ -383,19 +384,21 @@ def _group_members(rows: list[Prepared], entries: list[dict]) -> list[Prepared]:
     taken = {p.student.key for p in rows}
     for p in rows:
         s = p.student
-        members = groups.get(_norm(s.name)) if s.platform == "canvas" else None
+        members = groups.get(_norm(s.name)) if s.platform in ("canvas", "moodle") else None
         ids = {m["id"] for m in members or [] if m["id"]}
-        if not members or (ids and s.id not in ids):
+        if not members or (s.platform == "canvas" and ids and s.id not in ids):
             out.append(p)
             continue
         group = members[0]["group"]
         for m in members:
             who = m["id"] or m["email"] or m["name"]
-            if f"canvas:{who}" in taken and who != s.id:
+            key = f"{s.platform}:{who}" if s.platform == "canvas" else f"{s.platform}-member:{who}"
+            if key in taken and who != s.id:
                 continue  # a member who also handed in alone keeps their own submission
+            by = f"handed in by user {s.id}" if s.platform == "canvas" else f"group id {s.id}"
             out.append(Prepared(s.model_copy(update={
-                "key": f"canvas:{who}", "id": m["id"], "name": m["name"] or s.name, "email": m["email"],
-                "notes": [*s.notes, f"a group submission by {group}, handed in by user {s.id}"]}, deep=True),
+                "key": key, "id": m["id"], "name": m["name"] or s.name, "email": m["email"],
+                "notes": [*s.notes, f"a group submission by {group}, {by}"]}, deep=True),
                 p.source))
     return out
 
@@ -420,12 +423,18 @@ def _apply_roster(rows: list[Prepared], roster: str | os.PathLike) -> tuple[list
     c_section = col("section", "sections")
     c_group = col("group_name", "group name", "group", "groups", "team")
     c_login = col("sis login id", "sis user id", "login_id", "username", "login")
-    if c_id is None and c_name is None and c_email is None:
+    # Moodle's exports split the name: "First name" and "Last name" (or "Surname").
+    c_first, c_last = col("first name", "firstname", "given name"), col("last name", "surname", "lastname")
+    if c_id is None and c_name is None and c_email is None and not (c_first and c_last):
         raise InputError("the roster needs an id, name or email column (e.g. ID, Student, Email)")
-    entries = [{k: (r.get(c) or "").strip() if c else "" for k, c in
-                (("id", c_id), ("name", c_name), ("email", c_email), ("section", c_section), ("login", c_login),
-                 ("group", c_group))}
-               for r in reader]
+    entries = []
+    for r in reader:
+        e = {k: (r.get(c) or "").strip() if c else "" for k, c in
+             (("id", c_id), ("name", c_name), ("email", c_email), ("section", c_section), ("login", c_login),
+              ("group", c_group))}
+        if not e["name"] and c_first and c_last:
+            e["name"] = " ".join(x for x in ((r.get(c_first) or "").strip(), (r.get(c_last) or "").strip()) if x)
+        entries.append(e)
     by_id = {e["id"]: e for e in entries if e["id"]}
     by_email = {e["email"].casefold(): e for e in entries if e["email"]}
     by_name: dict[str, dict] = {}

@@ -14,7 +14,10 @@
   "Download submissions in folders", a folder `Full Name_participantid_assignsubmission_file_/`; online text
   is `..._assignsubmission_onlinetext_onlinetext.html` (or `onlinetext.html` in the `_onlinetext_` folder),
   an HTML page around what the student typed or pasted (mod/assign/submission/onlinetext/locallib.php
-  `get_files`). Under blind marking the name is `Participant`; team submissions prefix `Group name-`.
+  `get_files`). Moodle 4.x folders drop the last underscore (`…_assignsubmission_file/`). Under blind
+  marking the name is `Participant`. Team submissions: Moodle 3.x prefixes each member's name with
+  `Group name-`; Moodle 4.x writes one folder per team, `Team name_groupid_assignsubmission_file/`,
+  which a roster with a group column turns into one row per member.
 - Gradescope ("Export Submissions"): a folder per submission, `submission_<id>/`, and
   `submission_metadata.yml` naming its submitters (`:name:`, `:sid:`, `:email:`).
 """
@@ -31,7 +34,9 @@ CANVAS = re.compile(r"^(?P<login>[^_/]+?)(?P<late>_LATE)?_(?P<uid>\d+)_(?P<sub>\
 CANVAS_ANON = re.compile(r"^(?P<late>LATE_)?anon_(?P<anon>[1-9A-HJ-NP-Za-km-z]+)_(?P<sub>\d+)_(?P<orig>.+)$")
 CANVAS_TEXT = re.compile(r"^(?:(?P<late1>LATE_)?anon_(?P<anon>[1-9A-HJ-NP-Za-km-z]+)"
                          r"|(?P<login>[^_/]+?)(?P<late2>_LATE)?_(?P<uid>\d+))_text\.html$")
-MOODLE = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<orig>.*)$")
+# Moodle 3.x writes folders `..._assignsubmission_file_/`, Moodle 4.x (mod/assign/classes/downloader.php)
+# `..._assignsubmission_file/`; flat files are `..._assignsubmission_file_original.ext` in both.
+MOODLE = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)(?:_(?P<orig>.*))?$")
 RESUBMITTED = re.compile(r"^(?P<stem>.+)-(?P<n>\d+)(?P<ext>\.[^.]+)$")
 GRADESCOPE_METADATA = "submission_metadata.yml"
 MOODLE_ONLINE_TEXT = "onlinetext.html"
@@ -59,7 +64,7 @@ def is_online_text(name: str) -> bool:
 
 
 def owner_of_file(name: str) -> Owner:
-    if m := MOODLE.match(name):
+    if (m := MOODLE.match(name)) and m["orig"]:
         return Owner(f"moodle:{m['pid']}", m["pid"], m["name"], "moodle", original=m["orig"])
     if m := CANVAS_TEXT.match(name):
         if m["anon"]:

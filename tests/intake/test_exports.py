@@ -215,3 +215,27 @@ def test_a_class_zip_with_online_text_is_graded_end_to_end(tmp_path, sandbox):
     assert [d.id for d in rows["Al Bek"].report.diagnoses][:1] == ["zero_fill_mask"]
     assert rows["Cy Dee"].status == "no_submission" and rows["Cy Dee"].report is None
     assert any("does not define causal_attention" in s.reason for s in run.skipped)
+
+
+def test_moodle_4_folders_and_team_submissions(tmp_path):
+    """Moodle 4.x (mod/assign/classes/downloader.php): folders end `_assignsubmission_file` (no underscore),
+    and a team hands in once, in a folder named after the team and the group's id."""
+    export = tmp_path / "CS182-Causal attention-5501"
+    for folder, name, text in (
+            ("Ann Lee_77_assignsubmission_file", "attention.py", REFERENCE),
+            ("Ann Lee_77_assignsubmission_onlinetext", "onlinetext.html", _atto("My file is attached.")),
+            ("Team Kestrel_412_assignsubmission_file", "attention.py", ZERO_FILL)):
+        (export / folder).mkdir(parents=True)
+        (export / folder / name).write_text(text)
+    without = _by_id(collect([export]))
+    assert {k: p.student.name for k, p in without.items()} == {"77": "Ann Lee", "412": "Team Kestrel"}
+    assert without["77"].source.decode() == REFERENCE  # one student, her file graded, her note listed
+    roster = tmp_path / "participants.csv"  # Moodle's participants download has a Groups column
+    roster.write_text("First name,Last name,ID number,Email address,Groups\n"
+                      "Ann,Lee,S1,ann@u.edu,\nBea,Oduya,S2,bea@u.edu,Team Kestrel\nCal,Ruiz,S3,cal@u.edu,"
+                      "Team Kestrel\n")
+    rows = {p.student.email: p for p in collect([export], roster=roster).students}
+    assert set(rows) == {"ann@u.edu", "bea@u.edu", "cal@u.edu"}
+    assert rows["bea@u.edu"].source == rows["cal@u.edu"].source == ZERO_FILL.encode()
+    assert "a group submission by Team Kestrel, group id 412" in rows["cal@u.edu"].student.notes
+    assert rows["ann@u.edu"].source.decode() == REFERENCE
