@@ -301,6 +301,9 @@ def _online_text(rel, node: Node, skip: list[Skipped], entries) -> _Source | Non
         skip.append(Skipped(path=node.path, reason=str(exc)))
         return None
     code, trimmed = onlinetext.code_of(pack.decode(blob.data))
+    if len(code.encode()) > MAX_FILE_BYTES:
+        skip.append(Skipped(path=node.path, reason=f"an online text over the {MAX_FILE_BYTES}-byte limit of a source"))
+        return None
     if not code.strip():
         skip.append(Skipped(path=node.path, reason="an empty online text"))
         return None

@@ -19,6 +19,7 @@ BREAKS = {"p", "div", "br", "pre", "li", "ul", "ol", "tr", "table", "blockquote"
 INVISIBLE = {"head", "script", "style", "title", "template"}
 CODE_START = re.compile(r"^(import |from |def |class |@|async def |#|\"\"\"|'''|[A-Za-z_]\w*\s*=)")
 MAX_TRIM = 60  # prose lines tried away at either end
+MAX_TRIM_CHARS = 64 << 10  # a solution is a few kB: never hundreds of parses of a huge paste
 
 
 class _Text(HTMLParser):
@@ -91,7 +92,7 @@ def _parses(text: str) -> bool:
 def code_of(html: str) -> tuple[str, bool]:
     """(the code, whether prose around it was left out). When no part of it parses, the whole text."""
     text = html_to_text(html)
-    if _parses(text):
+    if len(text) > MAX_TRIM_CHARS or _parses(text):
         return text, False
     lines = text.split("\n")
     starts = [i for i, line in enumerate(lines[:MAX_TRIM]) if CODE_START.match(line)]

@@ -239,3 +239,19 @@ def test_moodle_4_folders_and_team_submissions(tmp_path):
     assert rows["bea@u.edu"].source == rows["cal@u.edu"].source == ZERO_FILL.encode()
     assert "a group submission by Team Kestrel, group id 412" in rows["cal@u.edu"].student.notes
     assert rows["ann@u.edu"].source.decode() == REFERENCE
+
+
+def test_a_gradescope_export_zip_and_an_oversized_online_text(tmp_path):
+    archive = tmp_path / "assignment_5501_export.zip"
+    with zipfile.ZipFile(archive, "w") as z:  # Gradescope's "Export Submissions": one wrapper folder
+        z.writestr("assignment_5501_export/submission_metadata.yml",
+                   "submission_101:\n  :submitters:\n  - :name: Solo Student\n    :sid: '100'\n")
+        z.writestr("assignment_5501_export/submission_101/attention.py", REFERENCE)
+    (solo,) = collect([archive]).students
+    assert solo.student.key == "gradescope:100" and solo.source.decode() == REFERENCE
+
+    flood = tmp_path / "Big Paste_90_assignsubmission_onlinetext_onlinetext.html"
+    flood.write_text(_atto("def causal_attention(q, k, v):\n    return v, q\n" + "x = 1\n" * 200_000))
+    intake = collect([flood])
+    assert intake.students[0].source is None
+    assert "over the 1048576-byte limit" in intake.skipped[0].reason
