@@ -123,7 +123,9 @@ def _report(
         feedback=_feedback(check, outcome),
         expected=outcome.expected,
         observed=outcome.observed,
-        hint=hints.next(check) if status in ("failed", "error") else None,
+        # A hint is about what the check found; a check that could not run (the file does not
+        # compile, the call raised) found nothing yet, and its finding already says why.
+        hint=hints.next(check) if status == "failed" else None,
         cases_passed=outcome.cases_passed,
         cases_total=outcome.cases_total,
     )

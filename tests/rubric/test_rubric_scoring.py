@@ -282,3 +282,14 @@ def test_rubric_group_overrides_the_registry_group():
     scored = score_checks(parse_rubric(text), outcomes(), audience="instructor")
     assert by_id(scored)["shift_invariance"].group == "Scaling"
     assert {g.name: g.max_score for g in scored.groups}["Scaling"] == 6
+
+
+def test_a_check_that_could_not_run_gets_no_hint():
+    """A hint is about what a check found: an error (the file does not compile, the call raised)
+    found nothing, so it shows none and spends none; the same check failing gets its first hint."""
+    rubric = load_rubric(INSTRUCTOR)
+    hints = rubric.check("mask_structure").hints
+    errored = by_id(score_checks(rubric, outcomes(mask_structure=failed(0, 4, "error")), audience="student"))
+    assert errored["mask_structure"].status == "error" and errored["mask_structure"].hint is None
+    failing = by_id(score_checks(rubric, outcomes(mask_structure=failed(0, 4)), audience="student"))
+    assert failing["mask_structure"].hint == f"Hint 1 of {len(hints)}: {hints[0]}"
