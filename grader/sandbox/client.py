@@ -41,6 +41,8 @@ _POLL_S = 0.05  # how often a waiting grader looks at the CPU time a child has u
 # A failure of this kind ends the submission: a fresh child would only spend the same resource again.
 RESOURCE_FAILURES = ("timeout", "memory_limit")
 _LOAD_BOUNDS = Bounds(dim=1, numel=0, nbytes=0)  # 'loaded' and 'load_error' carry no tensors
+F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)  # Linux; elsewhere the call fails and the default stays
+PIPE_BYTES = 1 << 20  # /proc/sys/fs/pipe-max-size's default: what any user may ask for
 
 
 def reply_bounds(call: Frame, limits: Limits) -> Bounds:
@@ -480,6 +482,11 @@ class Sandbox:
     def _spawn(self, source: int, output: int, hidden: list[str]) -> _Child:
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
+        for fd in (in_w, out_w):
+            # Room for every call (and its replies) at once: with the default 64 KiB the child waited
+            # for the next call each time we stopped to read a reply, a round trip per call.
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES)
         try:
             self._send(
                 zy.RunRequest(limits=self.limits, hidden=hidden).model_dump(),
