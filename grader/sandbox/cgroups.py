@@ -82,8 +82,20 @@ class SlotGroups:
 
     def join(self) -> None:
         """Move the calling process into every group (in a child, before it is hardened)."""
-        for d in self.dirs.values():
-            _write(Path(d) / "cgroup.procs", 0)
+        self.join_through(self.open_join())
+
+    def open_join(self) -> list[int]:
+        """Descriptors through which a process can join the groups later, after /sys is out of its
+        sight (a spare child opens them, then waits for its submission outside the groups)."""
+        return [os.open(Path(d) / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC) for d in self.dirs.values()]
+
+    @staticmethod
+    def join_through(fds: list[int]) -> None:
+        for fd in fds:
+            try:
+                os.write(fd, b"0")
+            finally:
+                os.close(fd)
 
     def cpu_s(self) -> float:
         """CPU seconds used by everything that ever ran in the slot's group."""

@@ -21,6 +21,7 @@ import socket
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -104,6 +105,18 @@ def recv(sock: socket.socket, maxfds: int = 0) -> tuple[dict[str, Any] | None, l
     return json.loads(body), fds
 
 
+@dataclass
+class _Spare:
+    """A child forked ahead of its submission: in its own session, namespaces and new root, outside
+    the slot's groups, with no limits yet, waiting on `ctl` for the request and its descriptors.
+    No student code has run in it; everything that depends on the submission happens after."""
+
+    pid: int
+    ctl: socket.socket  # our end: the run request and its four descriptors go here
+    ready: int  # read end of its ready pipe: "ok" once hardened, else what went wrong
+    scratch: str
+
+
 class Zygote:
     def __init__(
         self, sock: socket.socket, runner: str, hidden: list[str], keep: list[str], uid: int, isolate: bool,
@@ -118,6 +131,7 @@ class Zygote:
         self.scratch: dict[int, str] = {}
         self.dying: set[int] = set()
         self.ready_fd: int | None = None  # in a child, until it is hardened
+        self.spare: _Spare | None = None  # the next submission's child, prepared while this one runs
         self.serve = _load_runner(runner)
         # A user namespace cannot return to its parent's PID namespace after making one: no PID namespaces there.
         self.own_pids = not userns
@@ -133,13 +147,15 @@ class Zygote:
             else "uid+rlimits" if self.root else "rlimits-only"
         )
         # Non-root, RLIMIT_NPROC counts every task of the user: leave room for what already runs.
-        self.nproc_base = 0 if os.geteuid() == 0 and not userns else _user_tasks()
+        # The spare waiting beside a running child is one more of them.
+        self.nproc_base = 0 if os.geteuid() == 0 and not userns else _user_tasks() + 1
 
     def loop(self) -> None:
         send(
             self.sock,
             Hello(pid=os.getpid(), isolation=self.isolation).model_dump(),
         )
+        self.replenish()  # while the grader builds its probes
         while True:
             msg, fds = recv(self.sock, maxfds=4)
             if msg is None:
@@ -153,6 +169,7 @@ class Zygote:
                     for fd in fds:
                         os.close(fd)
                 send(self.sock, {"pid": pid, "error": error})
+                self.replenish()  # the next child's fork and new root overlap this one's calls
             elif msg.get("op") == "kill":
                 req = KillRequest.model_validate(msg)
                 if req.wait:
@@ -168,6 +185,23 @@ class Zygote:
         self.settle()
         for pid in list(self.scratch):
             self.kill(pid, 0.0)
+        self.drop_spare()
+
+    def replenish(self) -> None:
+        if self.spare is None:
+            self.spare = self.fork_spare()
+
+    def drop_spare(self) -> None:
+        spare, self.spare = self.spare, None
+        if spare is None:
+            return
+        spare.ctl.close()
+        os.close(spare.ready)
+        _signal(spare.pid)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(spare.pid, 0)
+        if not self.namespaces:
+            shutil.rmtree(spare.scratch, ignore_errors=True)
 
     def settle(self) -> None:
         """Before a new child: every earlier child and all it started are dead and reaped."""
@@ -176,11 +210,28 @@ class Zygote:
         self.dying.clear()
 
     def fork_child(self, req: RunRequest, fds: list[int]) -> tuple[int, str | None]:
-        source_fd, inbox, outbox, output = fds
+        """Hand the request to the spare (a fresh one if it is missing or died), wait until it is hardened."""
+        spare, self.spare = self.spare, None
+        if spare is not None and _reap(spare.pid) is not None:  # died while waiting (killed from outside)
+            spare.ctl.close()
+            os.close(spare.ready)
+            spare = None
+        spare = spare or self.fork_spare()
+        try:
+            socket.send_fds(spare.ctl, [prefixed(json.dumps(req.model_dump()).encode())], fds)
+        except OSError:
+            pass  # it is gone: its ready pipe says so
+        finally:
+            spare.ctl.close()
+        self.scratch[spare.pid] = spare.scratch
+        return spare.pid, _ready(spare.ready)
+
+    def fork_spare(self) -> _Spare:
         self.runs += 1
         scratch = harden.SCRATCH_NS
         if not self.namespaces:
             scratch = tempfile.mkdtemp(prefix=f"grader-sandbox-{os.getpid()}-{self.runs}-")
+        ctl, theirs = socket.socketpair()
         ready_r, ready_w = os.pipe()
         if self.own_pid_ns is not None:
             harden.unshare(harden.CLONE_NEWPID)  # for the next fork only: we go back right after it
@@ -195,37 +246,52 @@ class Zygote:
             self.ready_fd = ready_w
             try:
                 os.close(ready_r)
-                self.child(req, source_fd, inbox, outbox, output, scratch)
-                code = 0
+                ctl.close()
+                self.sock.close()  # the grader must see the server's end close when the server dies
+                code = self.spare_child(theirs, scratch)
             except BaseException as exc:  # noqa: BLE001 - a child never returns into the server loop
                 if self.ready_fd is not None:  # still hardening: the zygote is listening
                     with contextlib.suppress(OSError):
                         os.write(self.ready_fd, f"{type(exc).__name__}: {exc}"[:500].encode())
             os._exit(code)
         os.close(ready_w)
-        self.scratch[pid] = scratch
-        return pid, _ready(ready_r)
+        theirs.close()
+        return _Spare(pid, ctl, ready_r, scratch)
+
+    def spare_child(self, ctl: socket.socket, scratch: str) -> int:
+        """Everything that does not depend on the submission, then wait for it; 0 when released unused."""
+        _name(SPARE_NAME)  # what `ps` and the tests see until a submission is handed over
+        os.setsid()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        joins = self.groups.open_join() if self.groups is not None else []  # before /sys leaves sight
+        if self.namespaces:
+            harden.enter_namespaces()
+            harden.new_root(self.keep, own_pids=self.own_pids)
+        msg, fds = recv(ctl, maxfds=4)
+        ctl.close()
+        if msg is None or len(fds) != 4:
+            for fd in [*fds, *joins]:
+                os.close(fd)
+            return 0  # the server is done with us
+        self.child(RunRequest.model_validate(msg), *fds, scratch, joins)
+        return 0
 
     def child(
-        self, req: RunRequest, source_fd: int, inbox: int, outbox: int, output: int, scratch: str
+        self, req: RunRequest, source_fd: int, inbox: int, outbox: int, output: int, scratch: str,
+        joins: list[int],
     ) -> None:
         """Harden, say so on `ready_fd` (an error instead if anything failed), then serve. Student
         code runs only after that descriptor is closed, so it cannot fake the answer."""
         lim = req.limits
-        os.setsid()
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
-            signal.signal(sig, signal.SIG_DFL)
         try:
             source = harden.read_source(source_fd, lim.source_bytes)
         except (OSError, ValueError) as exc:
             os.write(output, f"sandbox: {exc}\n".encode())
             raise
+        _name(CHILD_NAME)
         uid = None
-        if self.groups is not None:
-            self.groups.join()  # before the new root: /sys is out of sight after it
-        if self.namespaces:
-            harden.enter_namespaces()
-            harden.new_root(self.keep, own_pids=self.own_pids)
+        SlotGroups.join_through(joins)  # from now on its CPU, memory and tasks count for the submission
         if self.root:
             uid = self.uid
         path = harden.make_scratch(scratch, source, uid)
@@ -276,15 +342,16 @@ class Zygote:
         return Exit(killed_by_us=killed, code=os.WEXITSTATUS(status), cpu_s=cpu)
 
     def _kill_descendants(self) -> None:
-        """As child subreaper we inherit every orphan, so no children left means no descendants
-        left. Killing one by one loses to a fork bomb (each death frees a slot for a new fork),
-        so first stop the whole tree (a stopped process cannot fork), then kill it."""
+        """As child subreaper we inherit every orphan, so no children left (but the spare) means no
+        descendants left. Killing one by one loses to a fork bomb (each death frees a slot for a
+        new fork), so first stop the whole tree (a stopped process cannot fork), then kill it."""
+        spare = {self.spare.pid} if self.spare is not None else set()
         for _ in range(100):
-            if not _reap_all():
+            if not _reap_all() or not _descendants(os.getpid()) - spare:
                 return
             stopped: set[int] = set()
             for _ in range(1000):
-                new = _descendants(os.getpid()) - stopped
+                new = _descendants(os.getpid()) - stopped - spare
                 if not new:
                     break
                 for p in new:
@@ -293,6 +360,15 @@ class Zygote:
             for p in stopped:
                 _signal(p)
             time.sleep(0.001)
+
+
+SPARE_NAME, CHILD_NAME = "grader-spare", "grader-child"
+
+
+def _name(name: str) -> None:
+    with contextlib.suppress(OSError):
+        with open("/proc/self/comm", "w") as f:
+            f.write(name)
 
 
 def _reap_all() -> bool:

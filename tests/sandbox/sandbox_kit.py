@@ -13,6 +13,7 @@ import torch
 from grader.paths import ROOT as REPO_ROOT
 from grader.sandbox import Frame, Limits, Sandbox
 from grader.sandbox.leftovers import owned_by
+from grader.sandbox.zygote import SPARE_NAME
 
 GALLERY = REPO_ROOT / "tests" / "gallery"
 REFERENCE = REPO_ROOT / "reference" / "attention.py"
@@ -74,17 +75,21 @@ def load_reference():
 
 
 def leftover_processes(sb: Sandbox) -> list[int]:
-    """Processes below the zygote: none may survive a finished submission."""
-    out = []
+    """Processes below the zygote: none may survive a finished submission. The one spare child the
+    zygote keeps ready for the next submission is not a leftover: it is named so, runs as the
+    zygote's own user (a submission's processes run as the slot's), and there is only one."""
+    out, spares = [], []
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
                 stat = Path(f"/proc/{name}/stat").read_bytes()
+                uid = os.stat(f"/proc/{name}").st_uid
             except OSError:
                 continue
             if int(stat[stat.rfind(b")") + 2 :].split()[1]) == sb.zygote_pid:
-                out.append(int(name))
-    return out
+                spare = stat[stat.find(b"(") + 1 : stat.rfind(b")")] == SPARE_NAME.encode() and uid == os.geteuid()
+                (spares if spare else out).append(int(name))
+    return out + spares[1:]
 
 
 _BASELINE: dict[int, set[str]] = {}
