@@ -80,7 +80,7 @@ def _failure_lines(c: CheckReport) -> list[tuple[str, str]]:
 
 def _render_plain(report, console, audience, checks, held_back, points, fmt, details) -> None:
     out: list[str] = [f"Attention check: {printable(report.submission)}",
-                      f"Score: {fmt(report.score)} / {fmt(report.max_score)}",
+                      f"Score: {points_text(report.score, report.max_score)}",
                       printable(headline(report, checks, pictures=False)), ""]
     if report.status == "grader_error":
         out += [f"The grader failed on this file: {printable(report.error or '')}", ""]
@@ -116,7 +116,7 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
 def _render_rich(report, console, audience, checks, held_back, points, fmt, details) -> None:
     total_style = "bold green" if not problems(checks) else "bold"
     console.print(Text.assemble(("Attention check: ", "bold"), printable(report.submission), "   ",
-                                (f"{fmt(report.score)} / {fmt(report.max_score)}", total_style)))
+                                (points_text(report.score, report.max_score), total_style)))
     if report.status == "grader_error":
         console.print(Text.assemble(("The grader failed on this file: ", "bold red"), printable(report.error or "")))
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
