@@ -205,7 +205,8 @@ class _Hints:
         if self.path is None or not self.changed:
             return
         try:
-            atomic_write_text(self.path, self.state.model_dump_json(indent=2) + "\n")
+            # Not fsynced: losing the last hint step to a crash costs nothing, an fsync per save costs time.
+            atomic_write_text(self.path, self.state.model_dump_json(indent=2) + "\n", durable=False)
         except OSError:
             pass  # hints are a convenience: an unwritable state file must not stop a self-check
 
