@@ -34,6 +34,19 @@ README_FIELDS = ("{torch}", "{cpu_index}", "{wheel}")
 BUNDLE_FILES = frozenset({"README.md", "attention.py", "grader", "pyproject.toml", "requirements.txt"})
 
 
+def _student_project(project: str, version: str, torch_pin: str) -> str:
+    """The student wheel's pyproject: its own version, and torch as the extra `check` rather than a
+    requirement, so installing the wheel never makes pip fetch torch (on Linux, the multi-GB CUDA
+    build): the README installs the CPU build first, the quiz and the cards need none, and `check`
+    without torch says in one line how to install it."""
+    project = re.sub(r'(?m)^version = ".*"$', f'version = "{version}"', project, count=1)
+    without = re.sub(rf'(?m)^\s*"{re.escape(torch_pin)}",[^\n]*\n', "", project, count=1)
+    if without == project:
+        raise ValueError(f"pyproject.toml: cannot find {torch_pin!r} among the dependencies")
+    return without.replace("[project.optional-dependencies]\n",
+                           f'[project.optional-dependencies]\ncheck = ["{torch_pin}"]\n', 1)
+
+
 def build_bundle(out: Path, rubric: Rubric | None = None) -> Path:
     """`rubric` is the instructor rubric the students' self-check is derived from (default: the shipped one)."""
     from grader.export.wheel import build_wheel
@@ -74,8 +87,7 @@ def build_bundle(out: Path, rubric: Rubric | None = None) -> Path:
         (rubrics / "self_check.yaml").write_text(dump_rubric(student, header=SELF_CHECK_HEADER), encoding="utf-8")
         (stage / "grader" / "data" / STUDENT_EDITION.name).write_text(
             json.dumps({"edition": "student", "verbs": ["check", "quiz", "cards"]}) + "\n", encoding="utf-8")
-        (stage / "pyproject.toml").write_text(
-            re.sub(r'(?m)^version = ".*"$', f'version = "{version}"', project, count=1), encoding="utf-8")
+        (stage / "pyproject.toml").write_text(_student_project(project, version, torch_pin), encoding="utf-8")
         (stage / "README.md").write_text(readme, encoding="utf-8")  # the wheel's description: the student's README
         wheel = build_wheel(out, root=stage)
     if wheel.name != wheel_name:  # the README's install line names it

@@ -62,6 +62,17 @@ def test_readme_installs_the_cpu_torch_first_then_the_wheel(bundle):
     assert "pip install" in _wheel(bundle).read(metadata).decode()  # the wheel's description is this README
 
 
+def test_installing_the_wheel_never_fetches_torch(bundle):
+    """torch is the extra `check`, not a requirement: a student who skips the README's first line
+    gets a one-line message from `check` instead of pip downloading the CUDA build."""
+    wheel = _wheel(bundle)
+    metadata = wheel.read(next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
+    torch = [line for line in requires if re.match(r"Requires-Dist: torch\b", line)]
+    assert torch and all('extra == "check"' in line for line in torch), torch
+    assert any(line.startswith("Requires-Dist: pydantic") and "extra" not in line for line in requires)
+
+
 def test_release_verb_writes_the_bundle_and_refuses_a_rubric_without_visible_checks(tmp_path):
     rubric = tmp_path / "hidden.yaml"
     text = (ROOT / "grader/data/rubrics/causal_attention.yaml").read_text()
