@@ -344,9 +344,11 @@ def mask_shape(w: torch.Tensor) -> list[str]:
         if not cols_one and bool((rows < 1 - SUM_ATOL)[:-1].all()) and abs(float(rows[-1]) - 1) < SUM_ATOL:
             found.append("mask_after_softmax")
     elif bool(nonzero.all()):
-        # A zero score gives every forbidden source the same share of its normalising group.
-        groups = [w[:j, j] for j in range(1, T)] if found else [w[i, i + 1:] for i in range(T - 1)]
-        same = all(bool(torch.allclose(g, g[0].expand_as(g), rtol=1e-9, atol=0)) for g in groups)
+        # A zero score gives every forbidden source the same share of its normalising group: a
+        # column's forbidden cells (softmax over columns) or a row's, each against the group's first.
+        first = w[0].expand_as(w) if found else torch.cat([w.diagonal(1), w.new_zeros(1)])[:, None].expand_as(w)
+        forbidden = ~ones.tril()
+        same = bool(((w - first).abs() <= 1e-9 * first.abs())[forbidden].all())  # allclose(rtol=1e-9, atol=0)
         found.append("zero_fill_mask" if same else "no_mask")
     return found
 
