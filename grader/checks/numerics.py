@@ -125,7 +125,7 @@ _VALUE_FAMILIES = ("worked", "rand", "f32")
        property=True)
 def precision(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
-    worst, worst_probe, dtypes = 0.0, None, {}
+    worst, worst_probe, dtypes, wrong = 0.0, None, {}, False
     for family in _VALUE_FAMILIES:
         for probe, reply in obs.family(family):
             if not reply.ok or "out" not in reply.tensors:
@@ -140,10 +140,16 @@ def precision(obs: Observations, tol: TolFn) -> CheckOutcome:
             for got, want in ((reply["out"], want_out), (reply.tensors.get("weights"), want_w)):
                 if got is None or got.shape != want.shape:
                     continue
-                if close(got, want, band_for("float64")) and not close(got, want, tol("float64")):
+                if not close(got, want, band_for("float64")):
+                    wrong = True  # a different function here, not a rounding one
+                elif not close(got, want, tol("float64")):
                     err = max_error(got, want)
                     if err > worst:
                         worst, worst_probe = err, probe
+    if wrong:
+        # Code that is wrong on some probe (a scale, a mask) can come close on others, where softmax
+        # saturates: that nearness is the bug the value checks charge, not lost precision.
+        worst, worst_probe = 0.0, None
     for (in_dtype, got_dtype), probe in dtypes.items():
         cases.fail(f"{in_dtype} inputs came back as {got_dtype} (probe {probe.id}, {shapes(probe)}): keep the "
                    "caller's dtype.", in_dtype, got_dtype)

@@ -26,6 +26,16 @@ def test_float32_softmax_cast_back_is_one_precision_finding(grade, head_source):
     assert 95 <= g.score < 100
 
 
+@pytest.mark.parametrize("scores", ["(q @ k.transpose(-2, -1)) / q.shape[-1]", "q @ k.transpose(-2, -1)"])
+def test_a_wrong_scale_is_not_also_lost_precision(grade, head_source, scores):
+    """Found by a user: code with a wrong scale, all in float64, came within 1e-11 on the hidden probes
+    where softmax saturates, and some files (by their hidden seed) lost the precision points too."""
+    for seed in range(6):
+        g = grade(head_source(SCORES=scores), seed=seed)
+        assert g.outcomes["precision"].status == "passed", (seed, g.outcomes["precision"].feedback)
+        assert "random_probes" in failing(g)  # the scale itself is still charged
+
+
 def test_a_float16_result_is_judged_not_crashed(grade, head_source):
     g = grade(head_source(RETURN="out.half(), weights.half()"))
     assert all("malformed" not in o.feedback for o in g.outcomes.values())

@@ -12,8 +12,6 @@ KNOWN_WRONG = {
     "band_name": {},
     "ids_name": {
         "ng_video_lecture_v2_head": "the 8-position buffer's crashes on longer sequences are not named hardcoded_shape",
-        "pytorch_pretrained_bert_gpt2": "swapped_return ranks fourth behind zero_fill_mask, wrong_scale and "
-                                        "dtype_downcast (three diagnoses at most)",
     },
 }
 
