@@ -63,9 +63,23 @@ class Store:
                                   check_same_thread=False)
         self.db.execute("PRAGMA busy_timeout = 60000")
         if path is not None:
-            self.db.execute("PRAGMA journal_mode = WAL")
+            self._wal()
             self.db.execute("PRAGMA synchronous = NORMAL")  # durable across a killed process; WAL keeps it whole
         self.db.executescript(_SCHEMA)
+
+    def _wal(self) -> None:
+        """Switching to WAL needs a moment alone with the file, and SQLite answers "locked" at once,
+        without its busy handler, when a second run opens the store in that moment: wait and retry."""
+        for attempt in range(600):
+            try:
+                self.db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                if attempt == 599:
+                    raise
+                time.sleep(0.05)
 
     @classmethod
     def open(cls, path: Path | None, rubric: Rubric, secret: str | None) -> Store:

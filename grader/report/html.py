@@ -21,6 +21,7 @@ from grader.report.view import (
     headline,
     held_back_note,
     points_formatter,
+    points_text,
     printable,
     problems,
     truncate,
@@ -113,7 +114,7 @@ def render_fragment(report: Report, *, audience: Audience = "student", published
     bad = problems(checks)
     parts = [f'<div class="grader-report"><style>{_CSS}</style>',
              f"<h1>Attention check: {_e(report.submission)}</h1>",
-             f'<p class="score">Score: {fmt(report.score)} / {fmt(report.max_score)}</p>',
+             f'<p class="score">Score: {points_text(report.score, report.max_score)}</p>',
              f'<p class="{"diag" if bad else "praise"}">{_e(headline(report, checks))}</p>']
     for n, d in enumerate(report.diagnoses):
         parts.append(f'<div class="diag{" more" if n else ""}"><h3>{"Also possible: " if n else ""}{_e(d.title)}</h3>'

@@ -17,6 +17,7 @@ from grader.report.view import (
     held_back_note,
     leaked_cells,
     points_formatter,
+    points_text,
     printable,
     problems,
     truncate,
@@ -76,7 +77,7 @@ def render_markdown(report: Report, *, audience: Audience = "student", published
     fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
                            + [report.score, report.max_score])
     lines = [f"# Attention check: {md_escape(report.submission)}", "",
-             f"**Score: {fmt(report.score)} / {fmt(report.max_score)}**", "", headline(report, checks), ""]
+             f"**Score: {points_text(report.score, report.max_score)}**", "", headline(report, checks), ""]
     for d in report.diagnoses[:1]:
         lines += [f"> **{md_escape(d.title)}**  ", f"> {md_escape(d.message)}  ",
                   f"> Reread: *{md_escape(d.section)}*", ""]

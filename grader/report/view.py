@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePath
 
 from grader.report.models import CheckReport, GroupTotal, Report
+from grader.rubric.results import apply_ceiling
 from grader.vocabulary import Audience
 
 OUTPUT_LIMIT = 2000  # characters of the submission's own printing shown back; it can be anything
@@ -72,7 +73,10 @@ def for_audience(report: Report, audience: Audience, *, published: bool = False)
         "visuals": visuals,
     }
     if not published:
-        update |= {"score": round(sum(c.score for c in checks), 6), "max_score": round(sum(c.max_score for c in checks), 6)}
+        # Only what is shown counts, severity bands included: the same total as the student's own `check`.
+        max_score = round(sum(c.max_score for c in checks), 6)
+        score = apply_ceiling(checks, round(sum(c.score for c in checks), 6), max_score)
+        update |= {"score": score, "max_score": max_score}
     return report.model_copy(update=update), held_back
 
 

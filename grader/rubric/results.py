@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pydantic import Field
 
 from grader.vocabulary import Model, Status, Visibility
@@ -22,9 +24,32 @@ class CheckReport(Model):
     hint: str | None = None
     cases_passed: int = 0
     cases_total: int = 0
+    ceiling: float | None = Field(None, description="The rubric's severity band: while this check fails, the "
+                                                    "total is at most this share of the maximum.")
 
 
 class GroupTotal(Model):
     name: str
     score: float
     max_score: float
+
+
+_CAP_NOTE = re.compile(r"\nBecause this check did not pass, the total is capped at [^\n]*$")
+
+
+def apply_ceiling(reports: list[CheckReport], score: float, max_score: float) -> float:
+    """Severity bands: a failing check with a ceiling caps the total (the lowest ceiling wins), and its
+    feedback says so. Applied again to the checks a student is shown (`report.view.for_audience`), so
+    their copy's total follows the same rule as their own `check`; an earlier note is replaced."""
+    for r in reports:
+        r.feedback = _CAP_NOTE.sub("", r.feedback)
+    capped = [r for r in reports if r.ceiling is not None and r.status != "passed"]
+    if not capped:
+        return score
+    report = min(capped, key=lambda r: r.ceiling)
+    cap = round(report.ceiling * max_score, 6)
+    if score <= cap:
+        return score
+    report.feedback += (f"\nBecause this check did not pass, the total is capped at {cap:g} of "
+                        f"{max_score:g} ({report.ceiling:.0%}): the rubric's severity band for this kind of bug.")
+    return cap

@@ -12,7 +12,7 @@ from grader.checks.base import CheckOutcome
 from grader.checks.registry import CHECKS
 from grader.paths import atomic_write_text
 from grader.rubric.model import Rubric, RubricCheck
-from grader.rubric.results import CheckReport, GroupTotal
+from grader.rubric.results import CheckReport, GroupTotal, apply_ceiling
 from grader.vocabulary import Audience, Status
 
 
@@ -62,16 +62,7 @@ def score_checks(
     for report in reports:
         groups.setdefault(report.group, []).append(report)
     score, max_score = _total(r.score for r in reports), _total(r.max_score for r in reports)
-    # Severity bands: a failing check with a ceiling caps the total (the lowest ceiling wins), and says so.
-    capped = [(c.ceiling, r) for c, r in zip(shown, reports, strict=True)
-              if c.ceiling is not None and r.status != "passed"]
-    if capped:
-        ceiling, report = min(capped, key=lambda cr: cr[0])
-        cap = _total([ceiling * max_score])
-        if score > cap:
-            score = cap
-            report.feedback += (f"\nBecause this check did not pass, the total is capped at {cap:g} of "
-                                f"{max_score:g} ({ceiling:.0%}): the rubric's severity band for this kind of bug.")
+    score = apply_ceiling(reports, score, max_score)
     return ScoredChecks(
         checks=reports,
         groups=[
@@ -114,6 +105,7 @@ def _report(
         max_score=check.points,
         visibility=check.visibility,
         section=spec.section,
+        ceiling=check.ceiling,
     )
     if status == "skipped" or outcome is None:
         return CheckReport(**common, score=0.0, feedback=_skipped_feedback(rubric, check, statuses, audience))

@@ -87,3 +87,19 @@ def test_grade_command_writes_the_chosen_audience_and_a_class_run_writes_feedbac
     handback = feedback.read_text()
     assert "Random probes" not in handback and "hidden until results are released" in handback
     assert "reports/" in (out / "summary.html").read_text() and "## Every student" in (out / "summary.md").read_text()
+
+
+def test_a_students_copy_of_a_capped_grade_matches_their_own_check(sandbox):
+    """Found by a user: the handed-back feedback of a leaking file said 58 / 87 while the student's own
+    `check` said 43.5 / 87; the severity band now applies to the checks a student is shown."""
+    from grader.grade import grade_file, self_check
+
+    leak = ROOT / "reference" / "mutants" / "softmax_wrong_axis.py"
+    graded = grade_file(leak, sandbox=sandbox, secret="audience-test")
+    view, held = for_audience(graded, "student")
+    own = self_check(leak, sandbox=sandbox)
+    assert held and (view.score, view.max_score) == (own.score, own.max_score)
+    assert view.score < sum(c.score for c in view.checks)  # the band did cap it
+    note = [c.feedback for c in view.checks if "capped at" in c.feedback]
+    assert len(note) == 1 and f"capped at {view.score:g} of {view.max_score:g}" in note[0]
+    assert f"{view.score:g} / {view.max_score:g}" in render_markdown(graded, audience="student")
