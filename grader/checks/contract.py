@@ -226,8 +226,10 @@ def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
                            str(wanted), "nothing" if got is None else str(tuple(got.shape)))
                 continue
             # The shape is right: what differs is the values, and by how much is the finding.
+            differ = (f"by up to {max_error(got, want[name]):.3g}" if bool(got.isfinite().all())
+                      else "and it contains NaN or inf")
             cases.check(close(got, want[name], t, band_for("float64")),
                         f"SingleHead {name} for input {x} has the right shape {wanted} ({dtype_name(got)}) but its "
-                        f"values differ from the trusted reference by up to {max_error(got, want[name]):.3g}.",
+                        f"values differ from the trusted reference {differ}.",
                         partial(fmt, want[name]), partial(fmt, got))
     return cases.outcome()

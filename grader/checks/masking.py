@@ -134,12 +134,21 @@ def mask_structure(obs: Observations, tol: TolFn) -> CheckOutcome:
                        f"{shapes(probe)}.")
             continue
         T = w.shape[-1]
+        nan_rows = torch.isnan(w).any(-1).reshape(-1, T).any(0)
+        if bool(nan_rows.any()):
+            # A NaN row is its own finding: 0/0, not a share taken from the future.
+            rows = [int(i) for i in torch.nonzero(nan_rows).flatten()]
+            cases.fail(f"Row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows[:6]))} of the weights "
+                       f"{'are' if len(rows) > 1 else 'is'} NaN (T = {T}): softmax over a row with no finite score "
+                       "divides 0 by 0. Every receiving position may use at least itself, so no row is empty.",
+                       "no NaN", f"NaN in row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows[:6]))}")
         upper = torch.ones(T, T, dtype=torch.bool).triu(1)
         above = w[..., upper]
+        above = above[~torch.isnan(above)]
         cases.check(bool((above == 0).all()),
                     f"Weights above the diagonal are not exactly zero (T = {T}): a receiving position takes a "
                     "share from a future source.",
-                    "0 above the diagonal", f"up to {float(above.abs().nan_to_num(nan=float('inf')).max()):.6g}")
+                    "0 above the diagonal", f"up to {float(above.abs().max()) if above.numel() else 0.0:.6g}")
         sums = w.sum(-1)
         dtype = dtype_name(probe.t["q"])  # the input's dtype sets the tolerance, whatever came back
         t, band = tol(dtype), band_for(dtype) or tol(dtype)

@@ -81,6 +81,12 @@ def shift_invariance(obs: Observations, tol: TolFn) -> CheckOutcome:
                 cases.fail(f"{name} came back with shape {None if got is None else tuple(got.shape)} for scores "
                            f"near {shift:+g} and {None if own is None else tuple(own.shape)} without the shift.")
                 continue
+            if not bool(own.isfinite().all()):
+                # NaN or inf before any shift: nothing to compare the shifted result with.
+                cases.fail(f"Your {name} already contains NaN or inf without any shift (probe {base_probe.id}, "
+                           f"{shapes(base_probe)}), so whether a shift changes it cannot be judged; the mask and "
+                           "value checks say where it comes from.", "finite values", lambda own=own: fmt(own))
+                continue
             bad = "" if got.isfinite().all() else " and contains NaN or inf"
             cases.check(close(got, own, t, band),
                         f"With every score moved by {shift:+g} your {name} changed by up to "

@@ -159,3 +159,16 @@ def test_no_property_points_without_attention(grade, head_source, ret):
         assert g.reports[cid].score == 0, cid
     assert g.outcomes["computes_attention"].status == "failed"
     assert g.score <= 27
+
+
+def test_nan_rows_are_named_as_nan_not_as_a_future_share(grade, head_source):
+    """Found by a user: with the diagonal masked, row 0 is 0/0. The messages said a future source took
+    a share, that a value change changed the weights, and that a shift changed the output by inf."""
+    g = grade(head_source(MASK="torch.ones(T, T, dtype=torch.bool, device=q.device).tril(-1)"))
+    mask = g.outcomes["mask_structure"]
+    assert mask.status == "failed" and "NaN" in mask.feedback and "future source" not in mask.feedback
+    assert g.outcomes["value_intervention"].status == "passed"  # the rows with a weight follow the value
+    shift = g.outcomes["shift_invariance"]
+    assert "already contains NaN" in shift.feedback and "by up to inf" not in shift.feedback
+    g = grade(head_source(MASK="torch.ones(T, T, dtype=torch.bool, device=q.device).triu()"))  # control
+    assert "future source" in g.outcomes["mask_structure"].feedback
