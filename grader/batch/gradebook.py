@@ -36,7 +36,7 @@ def gradebook_csv(results: list[StudentResult]) -> str:
         s, rep = r.student, r.report
         scores = {c.id: c.score for c in rep.checks} if rep else {}
         notes = "; ".join(s.notes + ([r.error] if r.error else []))
-        row = [s.name, s.id, "", s.sis_login, s.section, s.email, rep.score if rep else "",
+        row = [s.name, s.id, s.sis_id, s.sis_login, s.section, s.email, rep.score if rep else "",
                rep.max_score if rep else "", r.status, "yes" if s.late else "", s.submission, s.source_sha256,
                *(scores.get(i, "") for i in check_ids), " ".join(d.id for d in rep.diagnoses) if rep else "", notes]
         writer.writerow([cell(v) for v in row])

@@ -425,7 +425,8 @@ def _apply_roster(rows: list[Prepared], roster: str | os.PathLike) -> tuple[list
     c_email = col("email", "email address", "e-mail")
     c_section = col("section", "sections")
     c_group = col("group_name", "group name", "group", "groups", "team")
-    c_login = col("sis login id", "sis user id", "login_id", "username", "login")
+    c_login = col("sis login id", "login_id", "username", "login", "sis user id")
+    c_sis = col("sis user id", "sis_user_id", "user_id")
     # Moodle's exports split the name: "First name" and "Last name" (or "Surname").
     c_first, c_last = col("first name", "firstname", "given name"), col("last name", "surname", "lastname")
     if c_id is None and c_name is None and c_email is None and not (c_first and c_last):
@@ -434,7 +435,7 @@ def _apply_roster(rows: list[Prepared], roster: str | os.PathLike) -> tuple[list
     for r in reader:
         e = {k: (r.get(c) or "").strip() if c else "" for k, c in
              (("id", c_id), ("name", c_name), ("email", c_email), ("section", c_section), ("login", c_login),
-              ("group", c_group))}
+              ("group", c_group), ("sis", c_sis))}
         if not e["name"] and c_first and c_last:
             e["name"] = " ".join(x for x in ((r.get(c_first) or "").strip(), (r.get(c_last) or "").strip()) if x)
         entries.append(e)
@@ -461,7 +462,7 @@ def _apply_roster(rows: list[Prepared], roster: str | os.PathLike) -> tuple[list
         matched.add(id(e))
         s.name = e["name"] or s.name
         s.email = s.email or e["email"]
-        s.section, s.sis_login = e["section"], e["login"]
+        s.section, s.sis_login, s.sis_id = e["section"], e["login"], e["sis"]
         if e["id"] and s.platform in ("file", "folder"):
             s.id = e["id"]
     missing = []
@@ -469,6 +470,7 @@ def _apply_roster(rows: list[Prepared], roster: str | os.PathLike) -> tuple[list
         if id(e) not in matched:
             key = f"roster:{e['id'] or e['email'] or e['name']}"
             missing.append(Prepared(Student(key=key, id=e["id"], name=e["name"], email=e["email"],
-                                            section=e["section"], sis_login=e["login"], platform="roster",
+                                            section=e["section"], sis_login=e["login"], sis_id=e["sis"],
+                                            platform="roster",
                                             on_roster=True, notes=["no submission"]), None))
     return rows, missing

@@ -19,6 +19,7 @@ class Student(BaseModel):
     name: str
     email: str = ""
     section: str = ""
+    sis_id: str = ""  # the roster's SIS User ID, for the gradebook's column of that name
     sis_login: str = ""
     platform: Platform
     submission: str = ""  # the file graded, as found (inside an archive: archive/member)

@@ -29,7 +29,9 @@ from dataclasses import dataclass
 
 import yaml
 
-CANVAS = re.compile(r"^(?P<login>[^_/]+?)(?P<late>_LATE)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<orig>.+)$")
+# The name part is the sortable name with everything but word characters removed (content_zipper.rb:
+# `gsub(/[^[:word:]]/, '')`), so an underscore may stay in it: the user and submission ids end it.
+CANVAS = re.compile(r"^(?P<login>[^/]+?)(?P<late>_LATE)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<orig>.+)$")
 # Canvas's anonymous ids are base58 (no 0, O, I, l); its names carry no underscore of their own.
 CANVAS_ANON = re.compile(r"^(?P<late>LATE_)?anon_(?P<anon>[1-9A-HJ-NP-Za-km-z]+)_(?P<sub>\d+)_(?P<orig>.+)$")
 CANVAS_TEXT = re.compile(r"^(?:(?P<late1>LATE_)?anon_(?P<anon>[1-9A-HJ-NP-Za-km-z]+)"

@@ -255,3 +255,25 @@ def test_a_gradescope_export_zip_and_an_oversized_online_text(tmp_path):
     intake = collect([flood])
     assert intake.students[0].source is None
     assert "over the 1048576-byte limit" in intake.skipped[0].reason
+
+
+def test_a_canvas_name_may_hold_an_underscore_and_the_roster_gives_the_sis_id(tmp_path):
+    """Found by a user: `lee_ann_1234_5678_attention.py` (Canvas keeps word characters, `_` included)
+    was two students named by their files; the gradebook's SIS User ID column was always empty."""
+    from grader.batch.gradebook import gradebook_csv
+    from grader.batch.models import StudentResult
+
+    export = tmp_path / "export"
+    export.mkdir()
+    (export / "lee_ann_1234_5678_attention.py").write_text(REFERENCE)
+    (export / "lee_ann_1234_5679_attention-1.py").write_text(REFERENCE + "# later\n")
+    (export / "kimsoo_2004_5700_attention.py").write_text(REFERENCE)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Student,ID,SIS User ID,SIS Login ID\n\"Lee, Ann\",1234,S1234,alee\n\"Kim, Soo\",2004,S2004,skim\n")
+    intake = collect([export], roster=roster)
+    rows = {p.student.id: p for p in intake.students}
+    assert set(rows) == {"1234", "2004"}  # one row each, the resubmission folded in
+    assert rows["1234"].source.decode().endswith("# later\n") and rows["1234"].student.name == "Lee, Ann"
+    csv_text = gradebook_csv([StudentResult(student=p.student, status="no_submission", report_name="x")
+                              for p in intake.students])
+    assert "Lee, Ann\",1234,S1234,alee" in csv_text and ",2004,S2004,skim" in csv_text
