@@ -18,6 +18,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from grader.intake import notebook, onlinetext, pack, platforms
 from grader.intake.files import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES, Refused, display, read_file
@@ -325,6 +326,7 @@ def _preference(src: _Source) -> tuple:
 
 def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
     owner = unit.owner
+    seen = len(skip)
     latest = _latest(unit, skip)
     late = max(latest, key=lambda p: p.order).late if latest else False
     sources = _read_sources(_expand(latest, skip), skip, entries)
@@ -332,7 +334,13 @@ def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
     people = [dict(base, key=f"gradescope:{p.sid or p.email or p.name or owner.id}", id=p.sid or owner.id,
                    name=p.name or owner.name, email=p.email) for p in unit.people] or [base]
     if not sources:
-        return [Prepared(Student(**who, notes=["nothing gradable was handed in"]), None) for who in people]
+        # Handed in but refused (an archive inside a class archive, a file over the cap): the row says
+        # why, so it does not read as "did not submit".
+        refused = [f"{PurePosixPath(k.path).name}: {k.reason}" for k in skip[seen:]
+                   if "older submission" not in k.reason]
+        note = ("handed in, but nothing could be graded: " + "; ".join(refused[:2]) if refused
+                else "nothing gradable was handed in")
+        return [Prepared(Student(**who, notes=[note]), None) for who in people]
     graded = min(sources, key=_preference)
     notes, data = [], None
     here = graded.rel[:-1]

@@ -75,6 +75,9 @@ def test_a_canvas_class_zip_is_the_class_its_folder_is(tmp_path):
     assert unzipped["5003"].source.decode() == REFERENCE
     assert zipped["5003"].source is None
     assert "archive inside the class archive" in _reasons(collect([archive]))["leejin_5003_99821_hw3.zip"]
+    # ... and the student's row says so, rather than that nothing was handed in.
+    assert any(n.startswith("handed in, but nothing could be graded: leejin_5003_99821_hw3.zip: an archive inside")
+               for n in zipped["5003"].student.notes), zipped["5003"].student.notes
 
 
 def test_a_class_zip_still_refuses_hostile_members(tmp_path):
