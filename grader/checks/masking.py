@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 import torch
+import torch.nn.functional as F
 
 from grader.checks.base import HIDE, PROVE_TEETH, CheckOutcome, check
 from grader.checks.expected import unmasked
@@ -43,12 +44,16 @@ def row_changes(base: torch.Tensor, changed: torch.Tensor, items: int) -> torch.
 
 
 def _wrong_axis(q, k, v) -> torch.Tensor:
-    """Causal attention whose softmax runs over receivers (dim=-2): the control for query changes."""
+    """Causal attention whose softmax runs over receivers (dim=-2): the control for query changes.
+
+    Built from PyTorch's own attention on the transposed problem (each source attending over the
+    receivers allowed to see it), not written out: this module ships in the student's wheel."""
     q, k, v = q.double(), k.double(), v.double()
     T = q.shape[-2]
-    scores = (q @ k.transpose(-2, -1)) / q.shape[-1] ** 0.5
-    scores = scores.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf"))
-    return torch.softmax(scores, dim=-2) @ v
+    eye = torch.eye(T, dtype=torch.float64).expand(*q.shape[:-1], T)
+    seen_by = torch.ones(T, T, dtype=torch.bool).triu()  # source j is seen by receivers i >= j
+    per_source = F.scaled_dot_product_attention(k, q, eye, attn_mask=seen_by, dropout_p=0.0)
+    return per_source.transpose(-2, -1) @ v
 
 
 def _control(p, kind: str) -> torch.Tensor:

@@ -475,13 +475,15 @@ def _warm_up(torch) -> None:
 
     fused_operators()  # the dispatcher's list, once: each child only registers its refusals
 
+    # The kernels a submission's calls use (linear, matmul, division, masked_fill, softmax, autograd),
+    # deliberately not put together as attention: this module ships in the student's wheel.
     for dtype in (torch.float32, torch.float64):
         x = torch.randn(2, 4, 3, dtype=dtype, requires_grad=True)
         lin = torch.nn.Linear(3, 3, bias=False).to(dtype)
-        s = (lin(x) @ x.transpose(-2, -1)) / 3**0.5
-        s = s.masked_fill(~torch.ones(4, 4, dtype=torch.bool).tril(), float("-inf"))
-        w = torch.softmax(s, dim=-1)
-        torch.autograd.grad(((w @ x) * torch.randn(2, 4, 3, dtype=dtype)).sum(), [x, lin.weight])
+        g = (lin(x) @ x.transpose(-2, -1)) / 7.0
+        g = g.masked_fill(g > 1.0, -1e9)
+        p = torch.softmax(g, dim=0) + torch.softmax(g, dim=1)
+        torch.autograd.grad((p.sum(-1, keepdim=True) * x).sum(), [x, lin.weight])
     r, w_ = os.pipe()
     try:
         frame = Frame("reply", {"id": "warm", "ok": True}, {"t": torch.randn(2, 3)})

@@ -62,6 +62,18 @@ def test_readme_installs_the_cpu_torch_first_then_the_wheel(bundle):
     assert "pip install" in _wheel(bundle).read(metadata).decode()  # the wheel's description is this README
 
 
+def test_no_shipped_module_writes_attention_out(bundle):
+    """Found by a user: a negative control and the server's warm-up held the chapter's computation
+    (mask with -inf, softmax, weights @ v), one edit from the answer. A module that uses a causal
+    triangle, masked_fill and softmax together is attention written out; expected values come from
+    PyTorch's own attention instead."""
+    wheel = _wheel(bundle)
+    for name in (n for n in wheel.namelist() if n.endswith(".py")):
+        code = wheel.read(name).decode()
+        parts = [p for p in (".tril(", "masked_fill(", "softmax(") if p in code]
+        assert len(parts) < 3, f"{name} builds attention by hand ({parts})"
+
+
 def test_installing_the_wheel_never_fetches_torch(bundle):
     """torch is the extra `check`, not a requirement: a student who skips the README's first line
     gets a one-line message from `check` instead of pip downloading the CUDA build."""
