@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grader.paths import atomic_write_text, state_path
-from grader.quiz.judge import ItemResult, follow_up_answered, judge
+from grader.quiz.judge import ItemResult, chosen_option, follow_up_answered, judge
 from grader.quiz.load import QuizFileError
 from grader.quiz.models import ChoiceItem, NumericItem, Quiz, SelfItem
 from grader.report.view import points_text
@@ -122,6 +122,11 @@ def _ask_item(item, prompt, say) -> Entry:
         res = judge(item, None).model_copy(update={"feedback": f"self-rated: {rated}"})
         return Entry(answer=None, result=res, self_rating=rated)
     answer = prompt("Your prediction> ")
+    while isinstance(item, ChoiceItem) and answer.strip() and answer.strip().lower() not in SKIP and \
+            len(chosen_option(item, answer)) != 1:
+        # Not a verdict yet: an answer that names no option (or several) is asked again, not marked wrong.
+        say(f"  {judge(item, answer).feedback.removeprefix('✗ ')}")
+        answer = prompt("Your prediction> ")
     if answer.strip().lower() in SKIP:
         answer = ""
     res = judge(item, answer)

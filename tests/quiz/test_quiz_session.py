@@ -87,6 +87,19 @@ def test_at_most_one_follow_up_per_item(tmp_path):
     assert any("[2/9] diagonal" in line for line in lines)
 
 
+def test_a_choice_answer_that_names_no_option_is_asked_again_not_marked_wrong(tmp_path):
+    """Found by a user: 'the last one' was marked incorrect and the answer given away, with no retry."""
+    quiz = load_quiz(DEFAULT_QUIZ)
+    replies = iter([FULL_RUN[0], FULL_RUN[1], "the last one", "A", ":q"])
+    lines: list[str] = []
+    run_session(quiz, tmp_path / "s.json", ask=lambda p: next(replies), say=lines.append)
+    asked_again = next(i for i, line in enumerate(lines) if "Could not match your answer" in line)
+    verdicts = [line for line in lines[asked_again:] if line.startswith("Verdict:")]
+    assert verdicts and verdicts[0].startswith("Verdict: correct")  # the retry is what was judged
+    saved = json.loads((tmp_path / "s.json").read_text())["entries"]["softmax-axis"]
+    assert saved["answer"] == "A"
+
+
 def test_unreadable_session_is_a_clear_error(tmp_path):
     bad = tmp_path / "s.json"
     bad.write_text("{not json")
