@@ -46,6 +46,7 @@ NEGATORS = frozenset(
     "not no never neither nor without none nothing non cannot hardly "
     "wrong false mistake mistaken myth misconception incorrect untrue".split()
 )
+_ARTICLES = frozenset("a an the any its their this that".split())
 _SENTENCE_END = frozenset(".;!?")
 _CLAUSE_END = _SENTENCE_END | {",", "but", "however", "whereas", "although", "though", "while"}
 # A sentence that answers a question with one of these takes the question back ("Unchanged? No.").
@@ -288,7 +289,11 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
         word = doc.tokens[n].text
         if n in hit.consumed or not (word in NEGATORS or any(_atom_matches(e, word) for e in extra)):
             continue
-        for i in range(n + 1, min(n + 1 + NEGATION_WINDOW, hit.end)):
+        # "without" takes only its own object ("without a mask"), never the clause after it
+        # ("without it the dot products grow" states that they grow).
+        reach = (2 if n + 1 < len(doc.tokens) and doc.tokens[n + 1].text in _ARTICLES else 1) \
+            if word == "without" else NEGATION_WINDOW
+        for i in range(n + 1, min(n + 1 + reach, hit.end)):
             if i in hit.consumed:
                 count += 1
                 break

@@ -181,3 +181,12 @@ def test_session_follow_up_credits_the_next_token(tmp_path):
     run_session(quiz, tmp_path / "s.json", ask=lambda p: (prompts.append(p), next(replies))[1], say=said.append)
     assert any("which token is the model trying to predict" in p for p in prompts), prompts
     assert any(s.strip().startswith("✓ Row i's target is the next token") for s in said), said
+
+
+@pytest.mark.parametrize("opening", ["Without it", "Without scaling,", "Without the division"])
+def test_without_takes_its_object_not_the_clause_after_it(opening):
+    """Found by a user: "Without it the dot products grow ..." was read as denying that they grow."""
+    text = f"{opening} the dot products grow with d_k, so softmax saturates and the gradients vanish."
+    assert judge(QUIZ.item("scaling"), text).verdict == "correct"
+    denied = "The dot products do not grow with d_k, so softmax saturates and the gradients vanish."
+    assert judge(QUIZ.item("scaling"), denied).verdict != "correct"  # a real negation still denies
