@@ -107,6 +107,7 @@ def _visuals(report: Report) -> list[str]:
 
 def render_fragment(report: Report, *, audience: Audience = "student", published: bool = False) -> str:
     """The report as one <div>, with its own scoped style: what a notebook cell displays."""
+    whole = report
     report, held_back = for_audience(report, audience, published=published)
     checks = report.checks
     fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
@@ -129,7 +130,7 @@ def render_fragment(report: Report, *, audience: Audience = "student", published
                      f'<td class="num">{fmt(c.score)} / {fmt(c.max_score)}</td></tr>')
     parts.append("</table>")
     if held_back:
-        parts.append(f"<p>{_e(held_back_note(held_back, published=published))}</p>")
+        parts.append(f"<p>{_e(held_back_note(whole, audience, published=published))}</p>")
     # Pictures before the details: the pattern is quicker to read than the numbers.
     parts += _visuals(report)
     if bad:

@@ -72,6 +72,7 @@ def _md_heatmap(hm: Heatmap) -> list[str]:
 
 
 def render_markdown(report: Report, *, audience: Audience = "student", published: bool = False) -> str:
+    whole = report
     report, held_back = for_audience(report, audience, published=published)
     checks = report.checks
     fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
@@ -93,7 +94,7 @@ def render_markdown(report: Report, *, audience: Audience = "student", published
                      f"{fmt(c.score)} / {fmt(c.max_score)} |")
     lines.append("")
     if held_back:
-        lines += [held_back_note(held_back, published=published), ""]
+        lines += [held_back_note(whole, audience, published=published), ""]
     bad = problems(checks)
     if bad:
         lines += ["## What to fix", ""]

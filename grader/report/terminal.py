@@ -16,6 +16,7 @@ from grader.report.view import (
     STATUS_WORD,
     Audience,
     headline,
+    held_back_note,
     isolation_text,
     points_formatter,
     points_text,
@@ -95,7 +96,7 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
     for c, p in zip(checks, points, strict=True):
         out.append(f"  {STATUS_WORD[c.status]:<8} {p:>{width}}  {_label(c, audience)}")
     if held_back:
-        out.append(f"  ({held_back} further check(s) hidden until results are released)")
+        out.append(f"  ({held_back_note(report, audience, published=False)})")
     for c in problems(checks)[:details]:
         out += ["", f"{STATUS_WORD[c.status]}: {_label(c, audience)}"]
         for label, text in _failure_lines(c):
@@ -129,7 +130,7 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
                       Text(f"{_SYMBOL[c.status]} {c.status}", style=_STYLE[c.status]), Text(p))
     console.print(table)
     if held_back:
-        console.print(Text(f"{held_back} further check(s) hidden until results are released.", style="dim"))
+        console.print(Text(held_back_note(report, audience, published=False), style="dim"))
     if report.diagnoses:
         top = report.diagnoses[0]
         body = Group(Text(printable(top.message)),

@@ -80,10 +80,19 @@ def for_audience(report: Report, audience: Audience, *, published: bool = False)
     return report.model_copy(update=update), held_back
 
 
-def held_back_note(held_back: int, *, published: bool) -> str:
+def held_back_note(report: Report, audience: Audience, *, published: bool) -> str:
+    """What a reader is told about the checks their copy leaves out, true of each kind: ones released
+    later, and hidden ones, which are never shown (`report` is the whole report, not the copy)."""
+    shown, _ = shown_checks(report, audience, published=published)
+    ids = {c.id for c in shown}
+    withheld = [c for c in report.checks if c.id not in ids]
     if published:
-        return f"{held_back} hidden check(s) count toward this score but are not shown."
-    return f"{held_back} further check(s) are hidden until results are released."
+        return f"{len(withheld)} hidden check(s) count toward this score but are not shown."
+    never = sum(c.visibility == "hidden" for c in withheld)
+    later = len(withheld) - never
+    parts = ([f"{later} further check(s) will be shown when results are released"] if later else []) + (
+        [f"{never} hidden check(s) are never shown"] if never else [])
+    return "; ".join(parts) + "."
 
 
 def problems(checks: Sequence[CheckReport]) -> list[CheckReport]:

@@ -47,7 +47,7 @@ def test_student_view_before_release_shows_only_visible_checks_and_their_points(
     assert "a hidden check" in view.checks[1].feedback
     for text in (render_markdown(report(), audience="student"), render_html(report(), audience="student")):
         assert "SECRET-PROBE-TEXT" not in text and "random_probes" not in text and "Sdpa Parity" not in text
-        assert "3 further check(s) are hidden until results are released." in text
+        assert "2 further check(s) will be shown when results are released; 1 hidden check(s) are never shown." in text
         assert "12 / 16" in text
 
 
@@ -85,7 +85,7 @@ def test_grade_command_writes_the_chosen_audience_and_a_class_run_writes_feedbac
     assert ("Random probes" in text) == (audience == "instructor")
     [feedback] = (out / "feedback").glob("*.md")  # one student view per student, whatever --audience says
     handback = feedback.read_text()
-    assert "Random probes" not in handback and "hidden until results are released" in handback
+    assert "Random probes" not in handback and "never shown" in handback
     assert "reports/" in (out / "summary.html").read_text() and "## Every student" in (out / "summary.md").read_text()
 
 

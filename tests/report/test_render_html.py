@@ -146,7 +146,7 @@ def test_hidden_checks_are_held_back_from_students():
     report = failing_report()
     student = " ".join(parse(render_html(report)).text)
     assert "secret" not in student and "Hidden probe" not in student
-    assert "1 further check(s) are hidden" in student
+    assert "1 hidden check(s) are never shown" in student
     instructor = " ".join(parse(render_html(report, audience="instructor")).text)
     assert "Hidden probe" in instructor and "secret obs" in instructor
 

@@ -78,7 +78,7 @@ def test_student_output_cannot_drive_the_terminal(monkeypatch):
 def test_hidden_checks_only_for_instructors(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
     assert "Hidden probe" not in _render(failing_report())
-    assert "1 further check(s) hidden" in _render(failing_report())
+    assert "1 hidden check(s) are never shown" in _render(failing_report())
     assert "Hidden probe [hidden]" in _render(failing_report(), audience="instructor")
 
 
