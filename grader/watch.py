@@ -23,7 +23,15 @@ def changes(before: Report, after: Report) -> list[str]:
     """What a student needs to read after a save: the differences only, in the report's own words."""
     lines: list[str] = []
     old = {c.id: c for c in before.checks}
+    # One finding shared by many checks (the file no longer compiles) is said once, not per check.
+    newly = [c for c in after.checks if c.status in FAILING and (w := old.get(c.id)) is not None and w.status != c.status]
+    shared = {f for f in (_first_line(c.feedback) for c in newly) if sum(_first_line(c.feedback) == f for c in newly) > 2}
+    for finding in shared:
+        titles = [c.title for c in newly if _first_line(c.feedback) == finding]
+        lines.append(f"  now failing: {len(titles)} checks ({', '.join(titles[:3])}, ...): {finding}")
     for c in after.checks:
+        if c in newly and _first_line(c.feedback) in shared:
+            continue
         was = old.get(c.id)
         if was is None or was.status == c.status:
             if c.status in FAILING and was is not None:

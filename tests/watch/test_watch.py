@@ -44,6 +44,19 @@ def test_changes_name_only_what_changed():
     assert "still 2 / 3" in summary_line(after, after, 0.012)
 
 
+def test_one_finding_shared_by_many_checks_is_said_once():
+    """Found by a user: a save that broke the syntax printed fifteen identical 'now failing' lines."""
+    ids = ["a", "b", "c", "d"]
+    before = _report(4, dict.fromkeys(ids, "passed"))
+    after = _report(0, dict.fromkeys(ids, "error"))
+    for c in after.checks:
+        c.feedback = "The submission could not be run: SyntaxError: expected ':'"
+    assert changes(before, after) == ["  now failing: 4 checks (a, b, c, ...): The submission could not be run: "
+                                      "SyntaxError: expected ':'"]
+    two = _report(2, {"a": "error", "b": "error", "c": "passed", "d": "passed"})  # two are still listed each
+    assert len(changes(before, two)) == 2
+
+
 def _reader(stream, lines: queue.Queue) -> None:
     for line in stream:
         lines.put(line)
