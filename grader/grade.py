@@ -6,6 +6,7 @@ the sandbox, and only tensors come back.
 
 from __future__ import annotations
 
+import ast
 import atexit
 import functools
 import hashlib
@@ -88,6 +89,15 @@ class Executed:
     unreadable: str | None = None
 
 
+def code_shape(source: str) -> str:
+    """The source as Python sees it: its syntax tree, without comments or layout (the text itself
+    when it does not parse, where any edit is a change)."""
+    try:
+        return ast.dump(ast.parse(source))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return source
+
+
 def python_text(source: bytes) -> str:
     """The text Python will run: decoded by its coding line (PEP 263) and BOM, as the import
     does, so the static checks read what executes. Undecodable source fails to import anyway."""
@@ -151,8 +161,9 @@ def _judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Cata
         obs.load_error = Reply(False, error_type="unreadable", error=f"cannot read the file: {executed.unreadable}")
     outcomes = {cid: _evaluate(cid, obs, rubric) for cid in rubric.check_ids}
     key = hashlib.sha256((hint_key or str(executed.path.resolve())).encode()).hexdigest()[:16]
-    # Hints advance when the code changed and the check still fails, not on every rerun.
-    code = hashlib.sha256(executed.source.encode()).hexdigest()[:16]
+    # Hints advance when the code changed and the check still fails, not on every rerun, nor on a
+    # save that only touched comments or layout (under --watch every save is a rerun).
+    code = hashlib.sha256(code_shape(executed.source).encode()).hexdigest()[:16]
     scored = score_checks(rubric, outcomes, audience=audience, hint_key=key, hint_state_path=hint_state_path,
                           hint_source=code)
     diagnoses = diagnose(obs, outcomes, catalogue or catalogue_data.load(), lost=points_lost(rubric, scored.checks))
