@@ -80,13 +80,10 @@ class SlotGroups:
         _write(cpu / "cpu.cfs_period_us", CPU_PERIOD_US)
         _write(cpu / "cpu.cfs_quota_us", int(cpus * CPU_PERIOD_US))
 
-    def join(self) -> None:
-        """Move the calling process into every group (in a child, before it is hardened)."""
-        self.join_through(self.open_join())
-
     def open_join(self) -> list[int]:
         """Descriptors through which a process can join the groups later, after /sys is out of its
-        sight (a spare child opens them, then waits for its submission outside the groups)."""
+        sight (a spare child opens them, then waits for its submission outside the groups, and joins
+        through them, `join_through`, once it has one)."""
         return [os.open(Path(d) / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC) for d in self.dirs.values()]
 
     @staticmethod

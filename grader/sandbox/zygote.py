@@ -193,8 +193,11 @@ class Zygote:
 
     def drop_spare(self) -> None:
         spare, self.spare = self.spare, None
-        if spare is None:
-            return
+        if spare is not None:
+            self._discard(spare)
+
+    def _discard(self, spare: _Spare) -> None:
+        """A spare that will not be used (the server ends, or it died waiting): gone, reaped, cleaned."""
         spare.ctl.close()
         os.close(spare.ready)
         _signal(spare.pid)
@@ -213,12 +216,11 @@ class Zygote:
         """Hand the request to the spare (a fresh one if it is missing or died), wait until it is hardened."""
         spare, self.spare = self.spare, None
         if spare is not None and _reap(spare.pid) is not None:  # died while waiting (killed from outside)
-            spare.ctl.close()
-            os.close(spare.ready)
+            self._discard(spare)
             spare = None
         spare = spare or self.fork_spare()
         try:
-            socket.send_fds(spare.ctl, [prefixed(json.dumps(req.model_dump()).encode())], fds)
+            send(spare.ctl, req.model_dump(), fds)
         except OSError:
             pass  # it is gone: its ready pipe says so
         finally:
@@ -347,7 +349,7 @@ class Zygote:
         new fork), so first stop the whole tree (a stopped process cannot fork), then kill it."""
         spare = {self.spare.pid} if self.spare is not None else set()
         for _ in range(100):
-            if not _reap_all() or not _descendants(os.getpid()) - spare:
+            if not _reap_all() or _children() <= spare:  # the spare has no children of its own
                 return
             stopped: set[int] = set()
             for _ in range(1000):
@@ -369,6 +371,17 @@ def _name(name: str) -> None:
     with contextlib.suppress(OSError):
         with open("/proc/self/comm", "w") as f:
             f.write(name)
+
+
+def _children() -> set[int]:
+    """This (single-threaded) process's live children, from one small /proc file; every process when
+    the kernel does not offer it, which only makes the caller look harder."""
+    pid = os.getpid()
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
+            return {int(c) for c in f.read().split()}
+    except OSError:
+        return _descendants(pid) | {-1}
 
 
 def _reap_all() -> bool:
