@@ -162,8 +162,9 @@ def _judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Cata
     outcomes = {cid: _evaluate(cid, obs, rubric) for cid in rubric.check_ids}
     key = hashlib.sha256((hint_key or str(executed.path.resolve())).encode()).hexdigest()[:16]
     # Hints advance when the code changed and the check still fails, not on every rerun, nor on a
-    # save that only touched comments or layout (under --watch every save is a rerun).
-    code = hashlib.sha256(code_shape(executed.source).encode()).hexdigest()[:16]
+    # save that only touched comments or layout (under --watch every save is a rerun). Only a
+    # self-check keeps hint state; a class run does not parse for it.
+    code = hashlib.sha256(code_shape(executed.source).encode()).hexdigest()[:16] if hint_state_path else None
     scored = score_checks(rubric, outcomes, audience=audience, hint_key=key, hint_state_path=hint_state_path,
                           hint_source=code)
     diagnoses = diagnose(obs, outcomes, catalogue or catalogue_data.load(), lost=points_lost(rubric, scored.checks))

@@ -916,7 +916,7 @@ def matches_fingerprint(ctx: Context, mid: str, threshold: float) -> bool:
     fingerprint = ctx.fingerprints.get(mid)
     if not fingerprint:
         return False
-    vector = ctx.memo("vector", lambda: StudentVector(
+    vector = ctx.memo("vector", lambda: StudentVector.of_replies(
         {pid: r for pid, r in ctx.obs.replies.items() if not pid.startswith("h.")},
         keys={key for fp in ctx.fingerprints.values() for key, _ in fp}))
     return vector.match_fraction(fingerprint) >= threshold

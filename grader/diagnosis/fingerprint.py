@@ -108,13 +108,17 @@ def observe_file(path: Path, probes: list[Probe]) -> dict[str, Observation]:
 
 class StudentVector:
     """A submission's observations where some fingerprint looks, each sample read out once: a
-    class run compares every buggy submission with every catalogue entry."""
+    class run compares every buggy submission with every catalogue entry. A tensor is held as
+    (shape, every value) rather than a TensorValue: never stored, only compared."""
 
-    def __init__(self, replies: dict[str, object], keys: Container[str]) -> None:
-        # A tensor as (shape, every value) rather than a TensorValue: never stored, only compared.
-        self.vector = observe_replies(replies, keys,
-                                      tensor=lambda t: (tuple(t.shape), t.detach().double().flatten().tolist()))
+    def __init__(self, vector: dict[str, object]) -> None:
+        self.vector = vector
         self._samples: dict[tuple[str, int], list[float]] = {}
+
+    @classmethod
+    def of_replies(cls, replies: dict[str, object], keys: Container[str]) -> StudentVector:
+        return cls(observe_replies(replies, keys,
+                                   tensor=lambda t: (tuple(t.shape), t.detach().double().flatten().tolist())))
 
     def same(self, key: str, expected: Expected) -> bool:
         """`not differs(vector[key], stored)`, for a stored value in its compiled form."""
@@ -135,8 +139,7 @@ class StudentVector:
 
 
 def match_fraction(student: dict[str, Observation], fingerprint: dict[str, Observation]) -> float:
-    """The share of a fingerprint's observations the student's vector reproduces (the reference form)."""
-    if not fingerprint:
-        return 0.0
-    same = sum(not differs(student.get(key), value) for key, value in fingerprint.items())
-    return same / len(fingerprint)
+    """The share of a fingerprint's observations a full observation vector (`observe_file`) reproduces."""
+    vector = {k: (tuple(v.shape), v.floats()) if isinstance(v, TensorValue) and v.step == 1 else v
+              for k, v in student.items()}
+    return StudentVector(vector).match_fraction(compile_fingerprint(fingerprint))

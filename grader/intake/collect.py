@@ -326,8 +326,8 @@ def _preference(src: _Source) -> tuple:
 
 def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
     owner = unit.owner
-    seen = len(skip)
     latest = _latest(unit, skip)
+    seen = len(skip)  # what is skipped from here on was handed in and refused, not superseded
     late = max(latest, key=lambda p: p.order).late if latest else False
     sources = _read_sources(_expand(latest, skip), skip, entries)
     base = dict(key=owner.key, id=owner.id, name=owner.name, platform=owner.platform, late=late)
@@ -336,8 +336,7 @@ def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
     if not sources:
         # Handed in but refused (an archive inside a class archive, a file over the cap): the row says
         # why, so it does not read as "did not submit".
-        refused = [f"{PurePosixPath(k.path).name}: {k.reason}" for k in skip[seen:]
-                   if "older submission" not in k.reason]
+        refused = [f"{PurePosixPath(k.path).name}: {k.reason}" for k in skip[seen:]]
         note = ("handed in, but nothing could be graded: " + "; ".join(refused[:2]) if refused
                 else "nothing gradable was handed in")
         return [Prepared(Student(**who, notes=[note]), None) for who in people]
