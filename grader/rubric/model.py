@@ -86,8 +86,9 @@ class RubricCheck(_Model):
     )
     ceiling: Annotated[float, Field(ge=0, le=1, strict=False, allow_inf_nan=False)] | None = Field(
         None,
-        description="Severity band: while this check does not pass, the total is at most this fraction of the "
-                    "maximum (0.5 for a leak of future information, say).",
+        description="Severity band: while this check fails (finds its bug; a check that could not run does not "
+                    "set the band), the total is at most this fraction of the maximum (0.5 for a leak of future "
+                    "information, say).",
     )
     feedback: Feedback | None = None
     hints: list[Text] = Field(

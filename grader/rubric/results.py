@@ -24,8 +24,8 @@ class CheckReport(Model):
     hint: str | None = None
     cases_passed: int = 0
     cases_total: int = 0
-    ceiling: float | None = Field(None, description="The rubric's severity band: while this check fails, the "
-                                                    "total is at most this share of the maximum.")
+    ceiling: float | None = Field(None, description="The rubric's severity band: while this check fails (not "
+                                                    "errors), the total is at most this share of the maximum.")
 
 
 class GroupTotal(Model):
@@ -39,11 +39,13 @@ _CAP_NOTE = re.compile(r"\nBecause this check did not pass, the total is capped 
 
 def apply_ceiling(reports: list[CheckReport], score: float, max_score: float) -> float:
     """Severity bands: a failing check with a ceiling caps the total (the lowest ceiling wins), and its
-    feedback says so. Applied again to the checks a student is shown (`report.view.for_audience`), so
-    their copy's total follows the same rule as their own `check`; an earlier note is replaced."""
+    feedback says so. Only a check that failed, that found the kind of bug its band names: one that
+    could not run (an error: the call crashed on some inputs) loses its points, never more. Applied
+    again to the checks a student is shown (`report.view.for_audience`), so their copy's total
+    follows the same rule as their own `check`; an earlier note is replaced."""
     for r in reports:
         r.feedback = _CAP_NOTE.sub("", r.feedback)
-    capped = [r for r in reports if r.ceiling is not None and r.status != "passed"]
+    capped = [r for r in reports if r.ceiling is not None and r.status == "failed"]
     if not capped:
         return score
     report = min(capped, key=lambda r: r.ceiling)

@@ -83,6 +83,15 @@ def test_a_failing_check_with_a_ceiling_caps_the_total_and_says_so():
     assert milder.score == pytest.approx(100 - 5 / 4)  # no ceiling: nothing to cap
 
 
+def test_a_check_that_could_not_run_loses_its_points_but_sets_no_band():
+    """Found grading public code: a head that crashed on multi-head inputs (T read from axis 1) had its
+    mask check error there, and was capped at 50 'for this kind of bug', a leak it does not have."""
+    rubric = load_rubric(INSTRUCTOR)
+    crashed = score_checks(rubric, outcomes(mask_structure=failed(3, 4, "error")), audience="instructor")
+    assert crashed.score == pytest.approx(100 - 10 / 4)
+    assert "capped" not in by_id(crashed)["mask_structure"].feedback
+
+
 def test_an_error_shows_what_raised_and_not_the_rubrics_failure_text():
     rubric = load_self_check()
     boom = CheckOutcome("error", 0, 1, "Could not run this check: RuntimeError: shapes (3, 2) and (3, 3)")
