@@ -50,7 +50,7 @@ range {{ "%g"|format(s.min) }} to {{ "%g"|format(s.max) }} (of {{ "%g"|format(s.
 <h2>Misconceptions</h2>
 {% if s.misconceptions %}<table id="misconceptions"><tr><th>misconception</th><th>students</th><th>who</th></tr>
 {% for m in s.misconceptions %}<tr><td>{{ m.title }} <span class="note">({{ m.id }})</span></td><td class="num">{{ m.count }}</td>
-<td>{% for who in m.students %}{{ who }}{% if not loop.last %}, {% endif %}{% endfor %}</td></tr>
+<td>{% for who in m.students %}{{ names.get(who) or who }}{% if not loop.last %}, {% endif %}{% endfor %}</td></tr>
 {% endfor %}</table>{% else %}<p>No misconception was diagnosed.</p>{% endif %}
 
 <h2>Slowest submissions</h2>
@@ -124,8 +124,13 @@ def histogram_png(summary: ClassSummary) -> str | None:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def names(summary: ClassSummary) -> dict[str, str]:
+    """Student key -> the name a person reads (the summary keeps keys: they are unique and stable)."""
+    return {r.student: r.name for r in summary.rows if r.name}
+
+
 def render_summary_html(summary: ClassSummary) -> str:
-    return _PAGE.render(s=summary, histogram=histogram_png(summary), slowest=slowest(summary),
+    return _PAGE.render(s=summary, names=names(summary), histogram=histogram_png(summary), slowest=slowest(summary),
                         failing=failing(summary), links=_links)
 
 
@@ -142,7 +147,9 @@ def render_summary_markdown(summary: ClassSummary) -> str:
     lines += [f"| {md_escape(c.title)} | {c.passed} | {c.failed} | {c.error} | {c.skipped} | {c.pass_rate:.0%} |"
               for c in s.checks]
     lines += ["", "## Misconceptions", ""]
-    lines += [f"- **{md_escape(m.title)}** ({md_escape(m.id)}): {m.count}: {md_escape(', '.join(m.students))}"
+    who = names(s)
+    lines += [f"- **{md_escape(m.title)}** ({md_escape(m.id)}): {m.count}: "
+              f"{md_escape(', '.join(who.get(k) or k for k in m.students))}"
               for m in s.misconceptions] or ["No misconception was diagnosed."]
     lines += ["", "## Slowest submissions", ""]
     lines += [f"- {md_escape(r.name)}: {r.wall_s:.2f} s" for r in slowest(s)]

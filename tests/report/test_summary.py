@@ -81,6 +81,8 @@ def test_markdown_summary_has_the_same_sections():
         assert heading in md
     assert "| Causal mask structure | 2 | 1 | 0 | 0 | 67% |" in md
     assert "[report](reports/bob.json)" in md and "<script>" not in md
+    assert "Fills forbidden scores with 0** (zero\\_fill\\_mask): 1: Cy" in md  # a name, not the key canvas:3
+    assert ">Cy</td>" in render_summary_html(summary())
 
 
 def test_empty_class_still_renders(tmp_path):
