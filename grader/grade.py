@@ -44,7 +44,8 @@ def default_rubric(path: Traversable) -> Rubric:
 
 def observations(run: RunResult, probes: ProbeSet, source: str, rubric: Rubric) -> Observations:
     # What must be defined follows from the rubric's checks; what is forbidden, from the forbidden_api check.
-    return Observations.from_run(run, probes, source, required=rubric.entry_points, forbidden=Observations.forbidden)
+    return Observations.from_run(run, probes, source, required=rubric.entry_points, forbidden=Observations.forbidden,
+                                 scored=tuple(rubric.check_ids))
 
 
 def _evaluate(check_id: str, obs: Observations, rubric: Rubric) -> CheckOutcome:

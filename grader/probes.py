@@ -260,7 +260,12 @@ def _head(gen: torch.Generator, pid: str, n_embd: int, d_k: int, d_v: int | None
     fd = _fd_probes(gen, probe, ("w_query", "w_key", "w_value"), "head")
     for p in fd:
         p.family = "head_fd"
-    return [probe, *fd]
+    # The submission's own causal_attention on the head's projections: a head that composes it right
+    # is right, whatever that function gets wrong (its mistakes are the attention checks' findings).
+    x = tensors["x"]
+    q, k, v = (x @ tensors[f"w_{n}"].T for n in ("query", "key", "value"))
+    own = _attention(f"{pid}.attention", "head_attention", q, k, v, of=pid, fingerprint=False)
+    return [probe, *fd, own]
 
 
 @functools.cache

@@ -52,14 +52,15 @@ class Observations:
     load_names: tuple[str, ...] = ("causal_attention", "SingleHead")
     defined: tuple[str, ...] = ()
     forbidden: tuple[str, ...] = ("scaled_dot_product_attention", "MultiheadAttention")
+    scored: tuple[str, ...] = ()  # the rubric's checks: one finding is charged where the rubric scores it
     _memo: dict = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_run(cls, run: RunResult, probes: ProbeSet, source: str, *, required: tuple[str, ...],
-                 forbidden: tuple[str, ...]) -> Observations:
+                 forbidden: tuple[str, ...], scored: tuple[str, ...] = ()) -> Observations:
         """A sandbox run's frames, each re-typed here (the one place frames are read): the load frame
         says what the submission defines or why it could not load; each reply becomes a Reply."""
-        obs = cls(probes, {}, source=source, required=required, forbidden=forbidden)
+        obs = cls(probes, {}, source=source, required=required, forbidden=forbidden, scored=scored)
         if run.load is None or run.load.kind != "loaded":
             failure = run.failure
             meta = protocol.parse(protocol.LoadErrorMeta, run.load.meta) if run.load is not None else None

@@ -51,7 +51,8 @@ class Context:
         for probe in self.obs.probes.probes:
             if probe.id.startswith("h.") or probe.call.meta.get("target") != "attention":
                 continue
-            if probe.family == "shape" or (families is not None and probe.family not in families):
+            # Not the shape errors, nor the head's projections (the single_head check's own comparison).
+            if probe.family in ("shape", "head_attention") or (families is not None and probe.family not in families):
                 continue
             yield probe, self.obs.reply(probe.id)
 

@@ -90,8 +90,9 @@ def grade(tmp_path):
             module, loaded = load_module(str(path), name=f"checks_test_{path.stem}")
             assert module is not None, loaded.meta
             replies = {p.id: Reply.from_frame(answer(module, p.call)) for p in probes.probes}
-        obs = Observations(probes, replies, source=source, load_names=tuple(loaded.meta["names"]))
         rubric = default_rubric(INSTRUCTOR_RUBRIC)
+        obs = Observations(probes, replies, source=source, load_names=tuple(loaded.meta["names"]),
+                           scored=tuple(rubric.check_ids))
         outcomes = {cid: CHECKS[cid].run(obs, lambda d, cid=cid: rubric.tolerance(cid, d)) for cid in rubric.check_ids}
         scored = score_checks(rubric, outcomes, audience="instructor")
         return Graded(obs, outcomes, scored.score, {c.id: c for c in scored.checks})

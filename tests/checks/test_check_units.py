@@ -51,6 +51,43 @@ def test_a_wrong_scale_is_charged_by_the_value_checks_only(grade, head_source, s
     assert {"random_probes", "worked_example"} <= failing(g)
 
 
+@pytest.mark.parametrize("scores", ["(q @ k.transpose(-2, -1)) / q.shape[-1]",
+                                    "(q @ k.transpose(-2, -1)) / math.sqrt(v.shape[-1])"])
+def test_a_head_wired_right_is_not_charged_for_its_attention(grade, head_source, scores):
+    """Found by a user: a correct SingleHead lost its points (and was told about three Linear layers)
+    whenever causal_attention was wrong. Where random_probes scores causal_attention's values, the
+    head is judged by how it composes its own causal_attention."""
+    g = grade(head_source(SCORES=scores))
+    assert "random_probes" in failing(g) and "single_head" not in failing(g)
+
+
+@pytest.mark.parametrize("edit", [
+    ("return causal_attention(self.query(x), self.key(x), self.value(x))",
+     "return causal_attention(self.key(x), self.query(x), self.value(x))"),  # queries and keys swapped
+    ("return causal_attention(self.query(x), self.key(x), self.value(x))",
+     "return causal_attention(self.query(x), self.key(x), self.value(x) * 2)"),
+])
+def test_a_head_wired_wrong_still_fails_with_attention_wrong_or_right(grade, head_source, edit):
+    for scores in ("(q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])", "(q @ k.transpose(-2, -1)) / q.shape[-1]"):
+        g = grade(head_source(SCORES=scores).replace(*edit))
+        assert "single_head" in failing(g), scores
+        assert "your own causal_attention" not in g.outcomes["single_head"].feedback
+
+
+def test_a_head_with_its_own_right_attention_passes_beside_a_wrong_function(grade, head_source):
+    """Written without calling causal_attention (and right): its values match the reference."""
+    own = ("q, k, v = self.query(x), self.key(x), self.value(x)\n"
+           "        T = x.shape[-2]\n"
+           "        s = (q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])\n"
+           "        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).tril().logical_not(), float('-inf'))\n"
+           "        w = torch.softmax(s, dim=-1)\n"
+           "        return w @ v, w")
+    src = head_source(SCORES="q @ k.transpose(-2, -1)").replace(
+        "return causal_attention(self.query(x), self.key(x), self.value(x))", own)
+    g = grade(src)
+    assert "random_probes" in failing(g) and "single_head" not in failing(g)
+
+
 @pytest.mark.parametrize("ret, slip", [("weights, out", "(weights, out)"), ("[out, weights]", "a list"),
                                        ("out[None], weights[None]", "leading dimensions")])
 def test_a_readable_interface_slip_is_deducted_once(grade, head_source, ret, slip):
