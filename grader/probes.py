@@ -59,6 +59,7 @@ class ProbeSet:
 
 
 def _attention(pid: str, family: str, q, k, v, grad_out=None, **info) -> Probe:
+    """info["variant"], where given: what the probe is (layout, scores) at any length or draw."""
     tensors = {"q": q, "k": k, "v": v} | ({"grad_out": grad_out} if grad_out is not None else {})
     return Probe(pid, family, Frame("call", {"id": pid, "target": "attention"}, tensors), info)
 
@@ -141,15 +142,16 @@ def _random_family(gen: torch.Generator, prefix: str, T: int, tag: str = "") -> 
         for name, lead in layouts.items():
             q, k = _randn(gen, *lead, T, dk, scale=scale), _randn(gen, *lead, T, dk, scale=scale)
             v = _randn(gen, *lead, T, dv)
-            probes.append(_attention(f"{prefix}rand.{tag}{name}.{scale_name}", "rand", q, k, v))
+            probes.append(_attention(f"{prefix}rand.{tag}{name}.{scale_name}", "rand", q, k, v,
+                                     variant=f"{name}.{scale_name}"))
     # Scores spread over about +-1000 within a row: a softmax that subtracts anything but the row's
     # maximum overflows here. Compared at the precision such scores allow (band_for(..., scores)).
     q, k = _randn(gen, B, T, dk, scale=18.0), _randn(gen, B, T, dk, scale=18.0)
     probes.append(_attention(f"{prefix}rand.{tag}batch.sharp", "rand", q, k, _randn(gen, B, T, dv),
-                             scores=SHIFT))
+                             scores=SHIFT, variant="batch.sharp"))
     # The usual multi-head layout, x.view(B, T, H, d).transpose(1, 2): not contiguous in memory.
     q, k, v = (_randn(gen, B, H, T, d) for d in (dk, dk, dv))
-    strided = _attention(f"{prefix}rand.{tag}heads.strided", "rand", q, k, v)
+    strided = _attention(f"{prefix}rand.{tag}heads.strided", "rand", q, k, v, variant="heads.strided")
     strided.call.meta["layout"] = "heads_transposed"
     probes.append(strided)
     for name in ("batch", "heads"):
@@ -163,7 +165,7 @@ def _random_family(gen: torch.Generator, prefix: str, T: int, tag: str = "") -> 
     for name in ("batch", "heads"):
         lead = layouts[name]
         q, k, v = (_randn(gen, *lead, T, d, dtype=torch.float32) for d in (dk, dk, dv))
-        probes.append(_attention(f"{prefix}f32.{tag}{name}", "f32", q, k, v))
+        probes.append(_attention(f"{prefix}f32.{tag}{name}", "f32", q, k, v, variant=name))
     # Scores near 1000 against the same scores without the shift, through the submission itself.
     q, k, v = _randn(gen, B, T, dk), _randn(gen, B, T, dk), _randn(gen, B, T, dv)
     probes += _shift_pair(f"{prefix}shift.{tag}rand", q, k, v)

@@ -130,13 +130,14 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
 def mask_structure(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in [(obs.probes.by_id["we"], obs.reply("we")), *obs.family("rand")]:
+        cases.kind(probe.info.get("variant", probe.id))
         if not reply.ok:
             cases.error(reply, "causal_attention", probe)
             continue
         w = reply["weights"].double()
         if w.dim() < 2 or w.shape[-1] != w.shape[-2]:
             cases.fail(f"weights should be square over positions (..., T, T), got {tuple(w.shape)} for "
-                       f"{shapes(probe)}.")
+                       f"{shapes(probe)}.", aspect="shape")
             continue
         T = w.shape[-1]
         nan_rows = torch.isnan(w).any(-1).reshape(-1, T).any(0)
@@ -146,19 +147,22 @@ def mask_structure(obs: Observations, tol: TolFn) -> CheckOutcome:
             cases.fail(f"Row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows[:6]))} of the weights "
                        f"{'are' if len(rows) > 1 else 'is'} NaN (T = {T}): softmax over a row with no finite score "
                        "divides 0 by 0. Every receiving position may use at least itself, so no row is empty.",
-                       "no NaN", f"NaN in row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows[:6]))}")
+                       "no NaN", f"NaN in row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows[:6]))}",
+                       aspect="nan")
         upper = torch.ones(T, T, dtype=torch.bool).triu(1)
         above = w[..., upper]
         above = above[~torch.isnan(above)]
         cases.check(bool((above == 0).all()),
                     f"Weights above the diagonal are not exactly zero (T = {T}): a receiving position takes a "
                     "share from a future source.",
-                    "0 above the diagonal", f"up to {float(above.abs().max()) if above.numel() else 0.0:.6g}")
+                    "0 above the diagonal", f"up to {float(above.abs().max()) if above.numel() else 0.0:.6g}",
+                    aspect="above")
         sums = w.sum(-1)
         dtype = dtype_name(probe.t["q"])  # the input's dtype sets the tolerance, whatever came back
         t, band = tol(dtype), band_for(dtype) or tol(dtype)
         good = bool(torch.isfinite(sums).all()) and bool(
             torch.allclose(sums, torch.ones_like(sums), atol=max(t.atol, band.atol) * T))
         cases.check(good, f"Rows of the weights do not sum to one (T = {T}): each row should be a distribution "
-                    "over the allowed sources.", "every row sums to 1", f"row sums {fmt(sums.reshape(-1, T)[0])}")
+                    "over the allowed sources.", "every row sums to 1", f"row sums {fmt(sums.reshape(-1, T)[0])}",
+                    aspect="sums")
     return cases.outcome()

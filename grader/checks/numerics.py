@@ -32,10 +32,10 @@ def compare_to_sdpa(cases: Cases, probe: Probe, reply: Reply, tol: TolFn) -> Non
         if got is None or got.shape != want.shape:
             shape = None if got is None else tuple(got.shape)
             cases.fail(f"{name} should have shape {tuple(want.shape)} for q {tuple(q.shape)} and v "
-                       f"{tuple(probe.t['v'].shape)}, got {shape}.", str(tuple(want.shape)), str(shape))
+                       f"{tuple(probe.t['v'].shape)}, got {shape}.", str(tuple(want.shape)), str(shape), aspect=name)
             continue
         if close(got, want, t, band):
-            cases.ok()
+            cases.ok(name)
             continue
         row = first_bad_row(got, want, band or t)
         where = f" first at receiving position {row}" if row is not None else ""
@@ -43,16 +43,7 @@ def compare_to_sdpa(cases: Cases, probe: Probe, reply: Reply, tol: TolFn) -> Non
         cases.fail(f"{name} differs from scaled_dot_product_attention on probe {probe.id} ({shapes(probe)})"
                    f"{where}{nonfinite}: largest difference {max_error(got, want):.3g}.",
                    fmt(want[..., row, :] if row is not None else want),
-                   fmt(got[..., row, :] if row is not None else got))
-
-
-def _each(obs: Observations, families: tuple[str, ...], cases: Cases):
-    for family in families:
-        for probe, reply in obs.family(family):
-            if reply.ok:
-                yield probe, reply
-            else:
-                cases.error(reply, f"causal_attention on probe {probe.id}", probe)
+                   fmt(got[..., row, :] if row is not None else got), aspect=name)
 
 
 @check("shift_invariance", title="Stable softmax under large scores", group="Numerics", section=SHARES,
@@ -103,19 +94,25 @@ def shift_invariance(obs: Observations, tol: TolFn) -> CheckOutcome:
               "reference.",
        passed="Every random probe, with and without batch dimensions, matches the trusted reference.")
 def random_probes(obs: Observations, tol: TolFn) -> CheckOutcome:
-    cases = Cases()
-    for probe, reply in _each(obs, ("rand",), cases):
-        compare_to_sdpa(cases, probe, reply, tol)
-    return cases.outcome()
+    return _by_kind(obs, "rand", tol)
 
 
 @check("sdpa_parity", title="Parity with scaled_dot_product_attention", group="Numerics", section=TRAINABLE,
        proves="float32 inputs give results that agree with PyTorch's SDPA within float32's tolerance.",
        passed="float32 results agree with scaled_dot_product_attention.")
 def sdpa_parity(obs: Observations, tol: TolFn) -> CheckOutcome:
+    return _by_kind(obs, "f32", tol)
+
+
+def _by_kind(obs: Observations, family: str, tol: TolFn) -> CheckOutcome:
+    """Each probe of the family against SDPA, credited per kind of probe (Cases.kind)."""
     cases = Cases()
-    for probe, reply in _each(obs, ("f32",), cases):
-        compare_to_sdpa(cases, probe, reply, tol)
+    for probe, reply in obs.family(family):
+        cases.kind(probe.info["variant"])
+        if reply.ok:
+            compare_to_sdpa(cases, probe, reply, tol)
+        else:
+            cases.error(reply, f"causal_attention on probe {probe.id}", probe)
     return cases.outcome()
 
 

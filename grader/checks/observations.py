@@ -212,30 +212,71 @@ class Cases:
 
     passed: int = 0
     problems: list[tuple[bool, str, Shown, Shown]] = field(default_factory=list)
+    # With kinds (see `kind`): (kind, aspect, passed) per case; aspect None for a call that could not run.
+    seen: list[tuple[str, str | None, bool]] | None = None
+    _kind: str | None = None
 
-    def ok(self) -> None:
-        self.passed += 1
+    def kind(self, name: str) -> None:
+        """The cases that follow belong to one kind of probe: its layout and scores, whatever its
+        length, visible or hidden. Credit then counts each aspect of each kind (out, weights, row
+        sums ...), passed only when every probe of the kind passes it, and not seeded draws: a wrong
+        function that lands within tolerance on some draws by chance (softmax saturates) would
+        otherwise score by its secret's luck."""
+        self.seen = [] if self.seen is None else self.seen
+        self._kind = name
 
-    def fail(self, message: str, expected: str | None = None, observed: str | None = None) -> None:
+    def _record(self, good: bool, aspect: str | None) -> None:
+        if self._kind is None:
+            self.passed += good
+        else:
+            self.seen.append((self._kind, aspect, good))
+
+    def ok(self, aspect: str | None = None) -> None:
+        self._record(True, aspect or "")
+
+    def fail(self, message: str, expected: str | None = None, observed: str | None = None,
+             aspect: str | None = None) -> None:
         self.problems.append((False, message, expected, observed))
+        self._record(False, aspect or "")
 
     def error(self, reply: Reply, what: str, probe: Probe | None = None) -> None:
         """A case that could not run: which call, on which input shapes, what it raised."""
         where = f" on {shapes(probe)}" if probe is not None and "q" in probe.t else ""
         self.problems.append((True, f"Could not run this check: {what}{where} raised {reply.error_type}: "
                                     f"{reply.error}", None, None))
+        self._record(False, None)
 
-    def check(self, good: bool, message: str, expected: Shown = None, observed: Shown = None) -> bool:
+    def check(self, good: bool, message: str, expected: Shown = None, observed: Shown = None,
+              aspect: str | None = None) -> bool:
         """expected/observed may be callables: numbers are formatted only for the case the outcome quotes."""
         if good:
-            self.ok()
+            self.ok(aspect)
         else:
-            self.problems.append((False, message, expected, observed))
+            self.fail(message, expected, observed, aspect)
         return good
+
+    def _by_kind(self) -> tuple[int, int]:
+        """(passed, total) over every (kind, aspect) seen; a call that could not run fails its kind's every aspect."""
+        aspects: dict[str, set[str]] = {}
+        broken: set[tuple[str, str]] = set()
+        crashed = set()
+        for kind, aspect, good in self.seen:
+            if aspect is None:
+                crashed.add(kind)
+                continue
+            aspects.setdefault(kind, set()).add(aspect)
+            if not good:
+                broken.add((kind, aspect))
+        keys = [(k, a) for k, names in aspects.items() for a in names] + [(k, None) for k in crashed - aspects.keys()]
+        passed = sum(k not in crashed and (k, a) not in broken for k, a in keys)
+        return passed, len(keys)
 
     def outcome(self, passed_feedback: str = "") -> CheckOutcome:
         """The verdict; a passing outcome's text comes from the check's declaration unless given."""
-        total = self.passed + len(self.problems)
+        if self.seen is not None:
+            self.passed, total = self._by_kind()
+        else:
+            total = self.passed + len(self.problems)
         if not self.problems:
             return CheckOutcome("passed", self.passed, total, passed_feedback)
         errored = [p for p in self.problems if p[0]]

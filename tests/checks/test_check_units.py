@@ -173,6 +173,24 @@ def test_no_grade_depends_on_the_secrets_draw(grade, head_source, mask):
     assert max(with_secret) - min(with_secret) < 1.0, with_secret
 
 
+@pytest.mark.parametrize("scores", ["(q @ k.transpose(-2, -1)) / q.shape[-1]", "q @ k.transpose(-2, -1)"])
+def test_the_same_mistake_scores_the_same_whatever_the_draw(grade, head_source, scores):
+    """Found in a class run: files with one mistake differed by up to 0.56 points, because a wrong
+    scale lands within tolerance on some seeded draws (softmax saturates). Credit counts kinds of
+    probe, each passed only on every draw of it, so the secret's draw cannot move a grade."""
+    outcomes = [grade(head_source(SCORES=scores), seed=seed) for seed in range(11, 17)]
+    assert len({g.score for g in outcomes}) == 1, [g.score for g in outcomes]
+    assert len({(g.outcomes["random_probes"].cases_passed, g.outcomes["random_probes"].cases_total)
+                for g in outcomes}) == 1
+
+
+def test_kinds_keep_partial_credit_for_the_layouts_a_file_handles(grade, head_source):
+    """Crashing on unbatched inputs loses the flat kinds, not the batched ones."""
+    g = grade(head_source(CHECKS="if q.dim() < 3:\n        raise RuntimeError('batched only')"))
+    o = g.outcomes["random_probes"]
+    assert o.status == "error" and 0 < o.cases_passed < o.cases_total
+
+
 # --- Class 6: a check that could not run says so, never describes another bug --------------------
 def test_a_crashing_call_is_reported_as_the_call_that_raised(grade, head_source):
     g = grade(head_source(SCORES="(q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) if T == 3 else 1 / 0"))
