@@ -103,6 +103,7 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
             # A probe that would not catch a leak proves nothing either way: leave it out, say so.
             log.warning("probe %s does not move unprotected attention; not counted", probe.id)
             continue
+        cases.kind(probe.info["kind"])
         if not (base.ok and reply.ok):
             bad = reply if not reply.ok else base
             cases.error(bad, "causal_attention in the leak intervention", probe if not reply.ok else base_probe)

@@ -218,10 +218,10 @@ class Cases:
 
     def kind(self, name: str) -> None:
         """The cases that follow belong to one kind of probe: its layout and scores, whatever its
-        length, visible or hidden. Credit then counts each aspect of each kind (out, weights, row
-        sums ...), passed only when every probe of the kind passes it, and not seeded draws: a wrong
-        function that lands within tolerance on some draws by chance (softmax saturates) would
-        otherwise score by its secret's luck."""
+        length, visible or hidden. A case then passes only when its aspect (out, weights, row sums
+        ...) passes on every probe of its kind that ran: a wrong function that lands within
+        tolerance on some draws by chance (softmax saturates) would otherwise score by its
+        secret's luck."""
         self.seen = [] if self.seen is None else self.seen
         self._kind = name
 
@@ -256,20 +256,14 @@ class Cases:
         return good
 
     def _by_kind(self) -> tuple[int, int]:
-        """(passed, total) over every (kind, aspect) seen; a call that could not run fails its kind's every aspect."""
-        aspects: dict[str, set[str]] = {}
-        broken: set[tuple[str, str]] = set()
-        crashed = set()
+        """(passed, total) over every case: one passes only when its kind passes that aspect on every
+        probe that ran. Calls that could not run stay failing cases of their own (a crash depends
+        on the shape, never on the draw)."""
+        clean: dict[tuple[str, str], bool] = {}
         for kind, aspect, good in self.seen:
-            if aspect is None:
-                crashed.add(kind)
-                continue
-            aspects.setdefault(kind, set()).add(aspect)
-            if not good:
-                broken.add((kind, aspect))
-        keys = [(k, a) for k, names in aspects.items() for a in names] + [(k, None) for k in crashed - aspects.keys()]
-        passed = sum(k not in crashed and (k, a) not in broken for k, a in keys)
-        return passed, len(keys)
+            if aspect is not None:
+                clean[kind, aspect] = clean.get((kind, aspect), True) and good
+        return sum(aspect is not None and clean[kind, aspect] for kind, aspect, _ in self.seen), len(self.seen)
 
     def outcome(self, passed_feedback: str = "") -> CheckOutcome:
         """The verdict; a passing outcome's text comes from the check's declaration unless given."""
