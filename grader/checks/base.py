@@ -46,6 +46,7 @@ class CheckOutcome:
     feedback: str
     expected: str | None = None
     observed: str | None = None
+    finding: str | None = None  # which of the check's declared findings the feedback quotes (for hints)
 
 
 Evaluator = Callable[..., CheckOutcome]
@@ -66,6 +67,8 @@ class CheckSpec:
     # code that computes no attention at all (returning v with identity weights): it pays only when
     # the submission's weights respond to its queries and keys.
     property: bool = False
+    # What the check can find, by name: a rubric hint may be for some of them only (`when`).
+    findings: tuple[str, ...] = ()
     evaluate: Evaluator | None = field(default=None, compare=False, repr=False)
 
     def run(self, obs, tol) -> CheckOutcome:
@@ -82,11 +85,12 @@ class CheckSpec:
 
 
 def check(id: str, *, title: str, group: str, section: str, proves: str, passed: str,
-          needs: str = "causal_attention", property: bool = False) -> Callable[[Evaluator], Evaluator]:
+          needs: str = "causal_attention", property: bool = False,
+          findings: tuple[str, ...] = ()) -> Callable[[Evaluator], Evaluator]:
     """Declare the decorated function as check `id`; the registry finds it on its family module."""
 
     def declare(fn: Evaluator) -> Evaluator:
-        fn.check_spec = CheckSpec(id, title, group, section, proves, passed, needs, property, fn)
+        fn.check_spec = CheckSpec(id, title, group, section, proves, passed, needs, property, findings, fn)
         return fn
 
     return declare

@@ -198,7 +198,7 @@ COMPARES_ATTENTION = "random_probes"  # the check that holds causal_attention's 
               "random_probes is scored, its own causal_attention on the same projections).",
        passed="SingleHead(6, 2) has 36 parameters and maps (2, 4, 6) to out (2, 4, 2), weights (2, "
               "4, 4).",
-       property=True)
+       property=True, findings=("layers", "params", "shape", "values", "attention"))
 def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     t = tol("float64")
@@ -213,13 +213,14 @@ def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
             layer = layers.get(name, {})
             cases.check(layer.get("type") == "Linear" and not layer.get("bias"),
                         f"SingleHead.{name} should be nn.Linear(n_embd, width, bias=False).",
-                        "Linear without bias", f"{layer.get('type')} bias={layer.get('bias')}")
+                        "Linear without bias", f"{layer.get('type')} bias={layer.get('bias')}", aspect="layers")
             cases.check(layer.get("shape") == [width, m["n_embd"]],
                         f"SingleHead.{name}.weight should have shape ({width}, {m['n_embd']}): nn.Linear stores "
-                        "its weight transposed.", str([width, m["n_embd"]]), str(layer.get("shape")))
+                        "its weight transposed.", str([width, m["n_embd"]]), str(layer.get("shape")), aspect="layers")
         cases.check(reply.meta.get("n_params") == probe.info["n_params"],
                     f"SingleHead({m['n_embd']}, {m['d_k']}, {m['d_v']}) should have {probe.info['n_params']} "
-                    f"trainable parameters.", str(probe.info["n_params"]), str(reply.meta.get("n_params")))
+                    f"trainable parameters.", str(probe.info["n_params"]), str(reply.meta.get("n_params")),
+                    aspect="params")
         want = probe.memo("head", expected.head, probe.t)
         own = obs.reply(f"{probe.id}.attention")  # its own causal_attention on these projections
         for name in ("out", "weights"):
@@ -228,7 +229,7 @@ def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
             if got is None or tuple(got.shape) != wanted:
                 cases.fail(f"SingleHead {name} for input {x} should have shape {wanted}; it came back "
                            + ("missing." if got is None else f"with shape {tuple(got.shape)}."),
-                           str(wanted), "nothing" if got is None else str(tuple(got.shape)))
+                           str(wanted), "nothing" if got is None else str(tuple(got.shape)), aspect="shape")
                 continue
             if close(got, want[name], t, band_for("float64")):
                 cases.ok()
@@ -237,9 +238,10 @@ def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
             differ = (f"by up to {max_error(got, want[name]):.3g}" if bool(got.isfinite().all())
                       else "and it contains NaN or inf")
             mine = own.tensors.get(name) if own.ok else None
-            if mine is not None and close(got, mine, t, band_for("float64")):
-                # Wired right: the difference is causal_attention's. Where the rubric compares
-                # causal_attention with the reference itself, that is its one deduction, not this one's.
+            wired_right = mine is not None and close(got, mine, t, band_for("float64"))
+            if wired_right:
+                # The difference is causal_attention's. Where the rubric compares causal_attention with
+                # the reference itself, that is its one deduction, not this one's.
                 if COMPARES_ATTENTION in obs.scored:
                     cases.ok()
                     continue
@@ -247,5 +249,5 @@ def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
                            "key and value): the head is wired right, and the difference comes from causal_attention")
             cases.fail(f"SingleHead {name} for input {x} has the right shape {wanted} ({dtype_name(got)}) but its "
                        f"values differ from the trusted reference {differ}.",
-                       partial(fmt, want[name]), partial(fmt, got))
+                       partial(fmt, want[name]), partial(fmt, got), aspect="attention" if wired_right else "values")
     return cases.outcome()

@@ -127,7 +127,7 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
 @check("mask_structure", title="Causal mask structure", group="Masking", section=HIDE,
        proves="Weights are exactly zero above the diagonal and every row sums to one.",
        passed="Weights are zero above the diagonal and each row sums to one.",
-       property=True)
+       property=True, findings=("shape", "nan", "above", "sums"))
 def mask_structure(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in [(obs.probes.by_id["we"], obs.reply("we")), *obs.family("rand")]:

@@ -211,7 +211,8 @@ class Cases:
     """Sub-cases of one check; the outcome reports the first problem in the chapter's words."""
 
     passed: int = 0
-    problems: list[tuple[bool, str, Shown, Shown]] = field(default_factory=list)
+    # (could not run, message, expected, observed, finding) per problem, in the order found
+    problems: list[tuple[bool, str, Shown, Shown, str | None]] = field(default_factory=list)
     # With kinds (see `kind`): (kind, aspect, passed) per case; aspect None for a call that could not run.
     seen: list[tuple[str, str | None, bool]] | None = None
     _kind: str | None = None
@@ -236,14 +237,14 @@ class Cases:
 
     def fail(self, message: str, expected: str | None = None, observed: str | None = None,
              aspect: str | None = None) -> None:
-        self.problems.append((False, message, expected, observed))
+        self.problems.append((False, message, expected, observed, aspect))
         self._record(False, aspect or "")
 
     def error(self, reply: Reply, what: str, probe: Probe | None = None) -> None:
         """A case that could not run: which call, on which input shapes, what it raised."""
         where = f" on {shapes(probe)}" if probe is not None and "q" in probe.t else ""
         self.problems.append((True, f"Could not run this check: {what}{where} raised {reply.error_type}: "
-                                    f"{reply.error}", None, None))
+                                    f"{reply.error}", None, None, None))
         self._record(False, None)
 
     def check(self, good: bool, message: str, expected: Shown = None, observed: Shown = None,
@@ -274,7 +275,7 @@ class Cases:
         if not self.problems:
             return CheckOutcome("passed", self.passed, total, passed_feedback)
         errored = [p for p in self.problems if p[0]]
-        is_error, message, expected, observed = (errored or self.problems)[0]
+        is_error, message, expected, observed, finding = (errored or self.problems)[0]
         status = "error" if errored else "failed"
         return CheckOutcome(status, self.passed, total, message, expected() if callable(expected) else expected,
-                            observed() if callable(observed) else observed)
+                            observed() if callable(observed) else observed, finding or None)

@@ -21,7 +21,8 @@ def _compare(cases: Cases, reply, name: str, expected: torch.Tensor, tol, story)
     actual = reply.tensors.get(name)
     if actual is None or actual.shape != expected.shape:
         shape = None if actual is None else tuple(actual.shape)
-        cases.fail(f"{name} should have shape {tuple(expected.shape)}, got {shape}.", fmt(expected), fmt(actual))
+        cases.fail(f"{name} should have shape {tuple(expected.shape)}, got {shape}.", fmt(expected), fmt(actual),
+                   aspect=name)
         return
     band = band_for("float64")  # float32 arithmetic inside is the precision check's finding alone
     if close(actual, expected, tol, band):
@@ -33,12 +34,14 @@ def _compare(cases: Cases, reply, name: str, expected: torch.Tensor, tol, story)
         f"Receiving position {row}: expected {name} {fmt(expected[row])}, got {fmt(actual[row])}. {story[row]}",
         fmt(expected[row]),
         fmt(actual[row]),
+        aspect=name,
     )
 
 
 @check("worked_example", title="Worked example", group="Worked example", section=DELIVER,
        proves="The chapter's three-position example gives weights [1,0,0], [1/3,2/3,0], "
               "[1/7,2/7,4/7] and outputs [2,0], [2/3,8/3], [26/7,16/7].",
+       findings=("weights", "out"),
        passed="Weights [1/7, 2/7, 4/7] at the final position and output [3.714286, 2.285714]: a "
               "blend, not the winning value.")
 def worked_example(obs: Observations, tol: TolFn) -> CheckOutcome:
@@ -55,6 +58,7 @@ def worked_example(obs: Observations, tol: TolFn) -> CheckOutcome:
 @check("zero_queries", title="Zero queries give plain averages", group="Worked example", section=BASELINE,
        proves="With every query zero, each receiver averages the values it is allowed to see "
               "([2.666667, 2.0] at the end).",
+       findings=("weights", "out"),
        passed="Zero queries give plain averages of the allowed values: [2.666667, 2.000000] at the "
               "end.")
 def zero_queries(obs: Observations, tol: TolFn) -> CheckOutcome:

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from grader.checks.registry import CHECK_IDS
 from grader.paths import INSTRUCTOR_RUBRIC, SELF_CHECK_RUBRIC
-from grader.rubric.model import Feedback, Rubric, RubricCheck, RubricLimits, ToleranceSpec
+from grader.rubric.model import UNION_TAGS, Feedback, Rubric, RubricCheck, RubricLimits, ToleranceSpec
 
 # libyaml's parser where present (10x faster); its nodes carry the same start marks.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -178,7 +178,7 @@ def _located(err: ValidationError, data: dict[str, Any], positions: _Positions, 
             for loc, message in error["ctx"]["problems"]:
                 problems.append(_problem(loc, message, data, positions, on_key=False))
             continue
-        loc = tuple(part for part in error["loc"] if part != "[key]")
+        loc = tuple(part for part in error["loc"] if part != "[key]" and part not in UNION_TAGS)
         on_key = error["type"] == "extra_forbidden" or error["loc"][-1:] == ("[key]",)
         problems.append(_problem(loc, _message(error, loc), data, positions, on_key=on_key))
     # Sorted by position, so the list reads top to bottom like the file.

@@ -6,7 +6,7 @@ import graphlib
 import math
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, StringConstraints, model_validator
+from pydantic import ConfigDict, Discriminator, Field, StringConstraints, Tag, model_validator
 from pydantic_core import PydanticCustomError
 
 from grader.checks.base import DEFAULT_TOLERANCES, Tolerance
@@ -66,6 +66,22 @@ class Feedback(_Model):
     failed: Text | None = Field(None, description="Shown when the check fails or raises.")
 
 
+class Hint(_Model):
+    """A hint for some of what the check can find (its declared findings), not for every failure."""
+
+    text: Text
+    when: list[Text] = Field(min_length=1, description="Shown only when the check's feedback quotes one of these "
+                             "findings (each check declares its own: worked_example 'weights' and 'out', ...).")
+
+
+# Either form of a hint, told apart by its type: an error names the form it is in, not every form it is not.
+UNION_TAGS = ("plain hint", "hint with when")
+HintEntry = Annotated[
+    Annotated[Text, Tag(UNION_TAGS[0])] | Annotated[Hint, Tag(UNION_TAGS[1])],
+    Discriminator(lambda v: UNION_TAGS[1] if isinstance(v, dict | Hint) else UNION_TAGS[0]),
+]
+
+
 class RubricCheck(_Model):
     id: CheckId = Field(description="A check id from grader/checks/registry.py.")
     points: Points = Field(description="Points for passing every case.")
@@ -91,9 +107,15 @@ class RubricCheck(_Model):
                     "information, say).",
     )
     feedback: Feedback | None = None
-    hints: list[Text] = Field(
-        default=[], description="Revealed one per failing run: the first, then the next, never the solution."
+    hints: list[HintEntry] = Field(
+        default=[], description="Revealed one per failing run with changed code: the first, then the next, never the "
+                                "solution; a hint with `when` only while the check finds that.",
     )
+
+    def hints_for(self, finding: str | None) -> list[str]:
+        """The hints that speak to what the check found: every plain one, and those `when` it."""
+        return [h if isinstance(h, str) else h.text for h in self.hints
+                if isinstance(h, str) or finding in h.when]
 
 
 class Rubric(_Model):
@@ -201,6 +223,13 @@ def _cross_check_problems(rubric: Rubric) -> list[Problem]:
                     ("checks", i, "requires", k),
                     f"requires {prerequisite!r}, which this rubric does not include; add that check or drop the requirement",
                 ))
+    for i, check in enumerate(rubric.checks):
+        declared = CHECKS[check.id].findings
+        for k, hint in enumerate(check.hints):
+            for j, finding in enumerate([] if isinstance(hint, str) else hint.when):
+                if finding not in declared:
+                    problems.append((("checks", i, "hints", k, "when", j), f"{check.id} reports no finding "
+                                     f"{finding!r}; it reports: {', '.join(declared) or 'none (drop when)'}"))
     limits = rubric.limits
     if limits is not None:
         for name in ("call_s", "import_s"):

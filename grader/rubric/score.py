@@ -117,7 +117,7 @@ def _report(
         observed=outcome.observed,
         # A hint is about what the check found; a check that could not run (the file does not
         # compile, the call raised) found nothing yet, and its finding already says why.
-        hint=hints.next(check) if status == "failed" else None,
+        hint=hints.next(check, outcome.finding) if status == "failed" else None,
         cases_passed=outcome.cases_passed,
         cases_total=outcome.cases_total,
     )
@@ -173,8 +173,10 @@ class _Hints:
         self.state = _read_state(self.path) if self.path else HintState()
         self.changed = False
 
-    def next(self, check: RubricCheck) -> str | None:
-        if not check.hints:
+    def next(self, check: RubricCheck, finding: str | None) -> str | None:
+        """Only hints about what the check found (its feedback's finding) are in the sequence."""
+        hints = check.hints_for(finding)
+        if not hints:
             return None
         if self.path is None:
             index = 0
@@ -185,13 +187,13 @@ class _Hints:
                 progress = seen[check.id] = HintProgress(shown=1, source=self.source)
                 self.changed = True
             elif self.source is None or progress.source != self.source:
-                progress.shown = min(progress.shown + 1, len(check.hints))
+                progress.shown = min(progress.shown + 1, len(hints))
                 progress.source = self.source
                 self.changed = True
-            index = progress.shown - 1
-        if len(check.hints) == 1:
-            return f"Hint: {check.hints[0]}"
-        return f"Hint {index + 1} of {len(check.hints)}: {check.hints[index]}"
+            index = min(progress.shown, len(hints)) - 1
+        if len(hints) == 1:
+            return f"Hint: {hints[0]}"
+        return f"Hint {index + 1} of {len(hints)}: {hints[index]}"
 
     def save(self) -> None:
         if self.path is None or not self.changed:

@@ -179,6 +179,11 @@ CASES = {
         "5:1: entry_points: entry_points is no longer a rubric key",
         "the checks name what they call",
     ),
+    "hint for a finding the check does not report": (
+        VALID.replace("points: 3", "points: 3\n    hints: [{text: 'Look at the mask.', when: [above]}]"),
+        "8:",
+        "return_contract reports no finding 'above'; it reports: none (drop when)",
+    ),
     "empty hint": (
         VALID.replace("points: 3", "points: 3\n    hints: ['']"),
         "8:13: checks[0] (return_contract).hints[0]: must be non-empty text",

@@ -23,8 +23,9 @@ def outcomes(**overrides: CheckOutcome) -> dict[str, CheckOutcome]:
     return result
 
 
-def failed(passed: int = 1, total: int = 4, status: str = "failed") -> CheckOutcome:
-    return CheckOutcome(status, passed, total, "the check's own text", expected="[1, 0, 0]", observed="[1/3, 1/3, 1/3]")
+def failed(passed: int = 1, total: int = 4, status: str = "failed", finding: str | None = None) -> CheckOutcome:
+    return CheckOutcome(status, passed, total, "the check's own text", expected="[1, 0, 0]", observed="[1/3, 1/3, 1/3]",
+                        finding=finding)
 
 
 def by_id(scored):
@@ -60,7 +61,8 @@ def test_partial_credit_fraction_and_all_or_nothing():
     rubric = load_rubric(INSTRUCTOR)
     scored = by_id(score_checks(
         rubric,
-        outcomes(mask_structure=failed(3, 4), inputs_unchanged=failed(3, 4), random_probes=failed(2, 8, "error")),
+        outcomes(mask_structure=failed(3, 4, finding="above"), inputs_unchanged=failed(3, 4),
+                 random_probes=failed(2, 8, "error")),
         audience="instructor",
     ))
     assert scored["mask_structure"].score == pytest.approx(10 * 3 / 4)  # fraction
@@ -69,7 +71,8 @@ def test_partial_credit_fraction_and_all_or_nothing():
     assert scored["mask_structure"].expected == "[1, 0, 0]" and scored["mask_structure"].observed == "[1/3, 1/3, 1/3]"
     mask = rubric.check("mask_structure")
     assert scored["mask_structure"].feedback.startswith(mask.feedback.failed)
-    assert scored["mask_structure"].hint == f"Hint 1 of {len(mask.hints)}: {mask.hints[0]}"
+    above = mask.hints_for("above")
+    assert scored["mask_structure"].hint == f"Hint 1 of {len(above)}: {above[0]}"
 
 
 def test_a_failing_check_with_a_ceiling_caps_the_total_and_says_so():
@@ -209,15 +212,15 @@ def test_same_inputs_give_the_same_report():
 
 def test_hints_advance_only_when_the_code_changed_and_still_fails(tmp_path):
     rubric = load_self_check()
-    hints = rubric.check("mask_structure").hints
-    assert len(hints) == 3
+    hints = rubric.check("leak_intervention").hints
+    assert len(hints) == 3 and all(isinstance(h, str) for h in hints)
     state = tmp_path / "state" / "hints.json"
-    given = outcomes(mask_structure=failed(1, 4))
+    given = outcomes(leak_intervention=failed(1, 4))
 
     def hint(code, key="abc", outcomes_=given):
         report = by_id(score_checks(rubric, outcomes_, audience="student", hint_key=key, hint_state_path=state,
                                     hint_source=code))
-        return report["mask_structure"].hint
+        return report["leak_intervention"].hint
 
     assert hint("v1") == f"Hint 1 of 3: {hints[0]}"
     assert hint("v1") == f"Hint 1 of 3: {hints[0]}"  # the untouched code: the same hint, however often
@@ -227,7 +230,7 @@ def test_hints_advance_only_when_the_code_changed_and_still_fails(tmp_path):
     assert hint("v4") == f"Hint 3 of 3: {hints[2]}"  # the last hint stays
     assert hint("v4", key="another submission") == f"Hint 1 of 3: {hints[0]}"
     saved = json.loads(state.read_text())
-    assert saved["revealed"]["causal_attention:abc"] == {"mask_structure": {"shown": 3, "source": "v4"}}
+    assert saved["revealed"]["causal_attention:abc"] == {"leak_intervention": {"shown": 3, "source": "v4"}}
     assert [p.name for p in state.parent.iterdir()] == ["hints.json"]  # no temporary file left behind
 
 
@@ -251,11 +254,35 @@ def test_a_hint_is_labelled_once(tmp_path):
     from grader.report.models import Report, Runtime
 
     rubric = load_self_check()
-    scored = score_checks(rubric, outcomes(mask_structure=failed(1, 4)), audience="student")
+    scored = score_checks(rubric, outcomes(leak_intervention=failed(1, 4)), audience="student")
     report = Report(submission="a.py", score=scored.score, max_score=scored.max_score, checks=scored.checks,
                     groups=scored.groups, diagnoses=[], runtime=Runtime(isolation="rlimits-only", wall_s=0.1))
     text = render_markdown(report, audience="student")
     assert "Hint 1 of 3:" in text and "Hint: Hint" not in text
+
+
+def test_a_hint_speaks_to_what_the_check_found():
+    """Found by a user: hints were one fixed sequence per check, so a head that was wired right (its
+    values were causal_attention's) was told to count parameters. A hint with `when` waits for its finding."""
+    rubric = load_self_check()
+
+    def hint(check_id: str, finding: str | None) -> str | None:
+        given = outcomes(**{check_id: failed(finding=finding)})
+        return by_id(score_checks(rubric, given, audience="student"))[check_id].hint
+
+    head = hint("single_head", "attention")
+    assert head.startswith("Hint: ") and "causal_attention" in head and "Count parameters" not in head
+    assert "Count parameters" in hint("single_head", "params")
+    assert hint("worked_example", "out").startswith("Hint: Your weights match")
+    assert hint("worked_example", "weights").startswith("Hint 1 of 2: Work the last receiving position")
+    assert "[0.142857, 0.428571, 1.0]" in hint("mask_structure", "sums")
+    assert hint("mask_structure", None) is None  # no finding named: no hint about another one
+
+
+def test_every_shipped_hint_is_for_a_finding_its_check_reports():
+    for check in load_rubric(INSTRUCTOR).checks:
+        for hint in check.hints:
+            assert isinstance(hint, str) or set(hint.when) <= set(CHECKS[check.id].findings), check.id
 
 
 def test_tolerance_resolution_check_then_rubric_then_default():
@@ -297,8 +324,9 @@ def test_a_check_that_could_not_run_gets_no_hint():
     """A hint is about what a check found: an error (the file does not compile, the call raised)
     found nothing, so it shows none and spends none; the same check failing gets its first hint."""
     rubric = load_rubric(INSTRUCTOR)
-    hints = rubric.check("mask_structure").hints
-    errored = by_id(score_checks(rubric, outcomes(mask_structure=failed(0, 4, "error")), audience="student"))
+    hints = rubric.check("mask_structure").hints_for("above")
+    errored = by_id(score_checks(rubric, outcomes(mask_structure=failed(0, 4, "error", "above")),
+                                 audience="student"))
     assert errored["mask_structure"].status == "error" and errored["mask_structure"].hint is None
-    failing = by_id(score_checks(rubric, outcomes(mask_structure=failed(0, 4)), audience="student"))
+    failing = by_id(score_checks(rubric, outcomes(mask_structure=failed(0, 4, finding="above")), audience="student"))
     assert failing["mask_structure"].hint == f"Hint 1 of {len(hints)}: {hints[0]}"

@@ -69,7 +69,7 @@ def test_shipped_tolerances_are_the_grader_defaults(rubric):
 
 @pytest.mark.parametrize("rubric", [INSTRUCTOR, SELF_CHECK], ids=["instructor", "self_check"])
 def test_student_text_gives_no_solution_code(rubric):
-    texts = [h for c in rubric.checks for h in c.hints]
+    texts = [h if isinstance(h, str) else h.text for c in rubric.checks for h in c.hints]
     texts += [t for c in rubric.checks if c.feedback for t in (c.feedback.passed, c.feedback.failed) if t]
     assert texts
     assert [t for t in texts if SOLUTION_CODE.search(t)] == []
