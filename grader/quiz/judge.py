@@ -19,7 +19,7 @@ from grader.quiz.models import (
     Quiz,
     SelfItem,
 )
-from grader.quiz.phrases import ClaimPattern, Doc, Phrasing, as_number, compile_accept, normalise
+from grader.quiz.phrases import ClaimPattern, Doc, Phrasing, Rivals, as_number, compile_accept, normalise
 
 Verdict = Literal["correct", "partial", "incorrect", "unanswered", "self"]
 
@@ -50,37 +50,45 @@ def _compiled(entry: str | tuple[str, ...]) -> tuple[Phrasing, ...]:
     return tuple(compile_accept(list(entry) if isinstance(entry, tuple) else entry))
 
 
-def entry_matches(entries, doc: Doc) -> bool:
+@cache
+def _rivals(phrasings: tuple[str, ...]) -> Rivals | None:
+    return Rivals(phrasings) if phrasings else None
+
+
+def entry_matches(entries, doc: Doc, rivals: tuple[str, ...] = ()) -> bool:
     """An accept list is satisfied when any entry matches; a list entry needs all its phrasings."""
     for entry in entries:
         key = tuple(entry) if isinstance(entry, list) else entry
-        if all(p.matches(doc) for p in _compiled(key)):
+        if all(p.matches(doc, _rivals(rivals)) for p in _compiled(key)):
             return True
     return False
 
 
-_PATTERNS: dict[int, tuple[Claim, ClaimPattern]] = {}
+_PATTERNS: dict[tuple[int, tuple[str, ...]], tuple[Claim, ClaimPattern]] = {}
 
 
-def _claim_pattern(claim: Claim) -> ClaimPattern:
+def _claim_pattern(claim: Claim, rivals: tuple[str, ...] = ()) -> ClaimPattern:
     # Models are unhashable; keyed by identity, the claim kept alive beside its compiled pattern.
-    if id(claim) not in _PATTERNS:
-        _PATTERNS[id(claim)] = (claim, ClaimPattern(
+    key = (id(claim), rivals)
+    if key not in _PATTERNS:
+        _PATTERNS[key] = (claim, ClaimPattern(
             claim.subject, claim.relation, claim.object, denied=claim.polarity == "denied",
-            window=claim.window, negators=claim.negators))
-    return _PATTERNS[id(claim)][1]
+            window=claim.window, negators=claim.negators, rivals=_rivals(rivals)))
+    return _PATTERNS[key][1]
 
 
-def claims_match(claims, doc: Doc) -> bool:
+def claims_match(claims, doc: Doc, rivals: tuple[str, ...] = ()) -> bool:
     """Like accept lists: any entry; an entry that is a list needs all its claims."""
-    return any(all(_claim_pattern(c).matches(doc) for c in (entry if isinstance(entry, list) else [entry]))
+    return any(all(_claim_pattern(c, rivals).matches(doc) for c in (entry if isinstance(entry, list) else [entry]))
                for entry in claims)
 
 
 def recognised(thing: KeyPoint | Misconception, doc: Doc) -> bool:
-    """A key point or misconception is in the answer when one of its phrasings or claims is."""
+    """A key point or misconception is in the answer when one of its phrasings or claims is, with no rival
+    in the role it gives its subject."""
     phrasings = thing.accept if isinstance(thing, KeyPoint) else thing.match
-    return entry_matches(phrasings, doc) or claims_match(thing.claims, doc)
+    rivals = tuple(thing.rivals)
+    return entry_matches(phrasings, doc, rivals) or claims_match(thing.claims, doc, rivals)
 
 
 def point_present(point: KeyPoint, text: str) -> bool:

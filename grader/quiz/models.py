@@ -87,10 +87,18 @@ class _Recognised(_Model):
     """Something found in an answer by phrasings or by claims (either may be empty, not both)."""
 
     claims: list[ClaimEntry] = Field(default_factory=list)
+    rivals: list[PhrasingText] = Field(
+        default_factory=list,
+        description="What would hold this point's role instead of its subject ('@value' for 'queries and keys "
+        "set the weights'): where a rival takes the role (in a phrasing's gaps, nearer a claim's relation than "
+        "its subject, or joined to it: 'keys and values decide') the point is not made. '@name' terms allowed.",
+    )
 
     def _needs_evidence(self, phrasings: list) -> None:
         if not phrasings and not self.claims:
             raise ValueError("give at least one phrasing or claim")
+        if any(r.startswith("@") for r in self.rivals):
+            raise ValueError("unknown term in 'rivals'; declare it under the quiz's 'terms'")
 
 
 class KeyPoint(_Recognised):
@@ -243,8 +251,8 @@ def _expand_terms(node, terms: dict, inside_claim: bool = False):
     """Replace "@name" entries of claim parts by the term's phrasings (terms are declared once per quiz)."""
     if isinstance(node, dict):
         claim = inside_claim or "subject" in node
-        return {k: _expand_terms(v, terms, claim and k in ("subject", "relation", "object")) if claim
-                else _expand_terms(v, terms) for k, v in node.items()}
+        return {k: _expand_terms(v, terms, (claim and k in ("subject", "relation", "object")) or k == "rivals")
+                for k, v in node.items()}
     if isinstance(node, list):
         if inside_claim:
             out = []

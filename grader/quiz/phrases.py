@@ -52,8 +52,10 @@ _CLAUSE_END = _SENTENCE_END | {",", "but", "however", "whereas", "although", "th
 # A sentence that answers a question with one of these takes the question back ("Unchanged? No.").
 _RETRACT = frozenset("no not nope never wrong false hardly".split())
 
-# Contrastive phrases deny what follows them ("over positions rather than the vocabulary").
-_CONTRAST = re.compile(r"\b(rather than|instead of|as opposed to|unlike)\b")
+# Contrastive phrases deny what follows them ("over positions rather than the vocabulary", "different
+# from a cosine similarity", "a separate claim from being causal").
+_CONTRAST = re.compile(r"\b(rather than|instead of|as opposed to|unlike|differs? from|independent of|unrelated to"
+                       r"|(?:different|distinct|separate)(?: (?:thing|things|claim|question|property|matter))? from)\b")
 _CONTRACTIONS = [
     (re.compile(r"\bcan't\b|\bcannot\b"), "can not"),
     (re.compile(r"\bwon't\b"), "will not"),
@@ -261,9 +263,10 @@ class Phrasing:
             return self._match_from(doc, slot_i + 1, pos, prev_end, consumed)
         return None
 
-    def matches(self, doc: Doc) -> bool:
-        """True when some occurrence is not denied by an unconsumed negator."""
-        return any(not (self.polar and negated(doc, hit)) for hit in self.hits(doc))
+    def matches(self, doc: Doc, rivals: Rivals | None = None) -> bool:
+        """True when some occurrence is not denied by an unconsumed negator, nor spans a rival."""
+        return any(not (self.polar and negated(doc, hit)) and not (rivals and rivals.inside(doc, hit))
+                   for hit in self.hits(doc))
 
 
 def _gap_positions(doc: Doc, after: int, limit: int):
@@ -313,6 +316,54 @@ def _in_instead_clause(doc: Doc, hit: Hit) -> bool:
     return doc.tokens[i - 1].text == "instead" if i > hit.end else False
 
 
+class Rivals:
+    """Words that would hold a point's role instead of its subject: "values" for "queries and keys set the
+    weights", "queries" and "keys" for "the values get mixed". The point is not made where a rival takes
+    the role: inside a phrasing's gaps ("values decide the weights and the keys get mixed" is not "values
+    ... get mixed"), nearer a claim's relation than its subject, or joined to the subject ("keys and
+    values decide"). A rival named to deny it ("not the values") holds no role."""
+
+    def __init__(self, phrasings: Iterable[str]):
+        self.phrasings = [Phrasing("~" + p.removeprefix("~")) for p in phrasings]
+
+    def hits(self, doc: Doc) -> list[Hit]:
+        return [h for p in self.phrasings for h in p.hits(doc) if not _named_to_deny(doc, h)]
+
+    def inside(self, doc: Doc, hit: Hit) -> bool:
+        return any(hit.start <= r.start and r.end <= hit.end and not (r.consumed & hit.consumed)
+                   for r in self.hits(doc))
+
+    def take_role(self, doc: Doc, subject: Hit, anchor: Hit, used: frozenset[int]) -> bool:
+        for r in self.hits(doc):
+            if r.consumed & used or doc.sentence[r.start] != doc.sentence[anchor.start]:
+                continue
+            nearer = _distance(r, anchor) < _distance(subject, anchor) and not _clause_between(doc, r, anchor)
+            if nearer or _joined(doc, r, subject):
+                return True
+        return False
+
+
+def _named_to_deny(doc: Doc, hit: Hit) -> bool:
+    i = hit.start - 1
+    if i >= 0 and doc.tokens[i].text in _ARTICLES:
+        i -= 1
+    return i >= 0 and doc.tokens[i].text in NEGATORS
+
+
+def _distance(a: Hit, b: Hit) -> int:
+    return max(b.start - a.end, a.start - b.end, 0)
+
+
+def _clause_between(doc: Doc, a: Hit, b: Hit) -> bool:
+    lo, hi = (a.end, b.start) if a.end <= b.start else (b.end, a.start)
+    return any(doc.tokens[i].text in _CLAUSE_END for i in range(lo, hi))
+
+
+def _joined(doc: Doc, a: Hit, b: Hit) -> bool:
+    """Two nouns coordinated directly: "keys and values", "values or keys"."""
+    return _distance(a, b) == 1 and doc.tokens[min(a.end, b.end)].text in ("and", "or", "plus")
+
+
 def compile_accept(entry: str | list[str]) -> list[Phrasing]:
     """An accept entry is one phrasing, or a list that must all match (anywhere in the answer)."""
     return [Phrasing(p) for p in ([entry] if isinstance(entry, str) else entry)]
@@ -335,11 +386,12 @@ class ClaimPattern:
     word found at most `window` words apart."""
 
     def __init__(self, subject: list[str], relation: list[str], obj: list[str], *, denied: bool, window: int,
-                 negators: Iterable[str] = ()):
+                 negators: Iterable[str] = (), rivals: Rivals | None = None):
         self.parts = [[Phrasing(p) for p in part] for part in (subject, relation, obj) if part]
         self.denied = denied
         self.window = window
         self.negators = tuple(negators)
+        self.rivals = rivals  # the relation (or, without one, the object) is what a rival may take from the subject
 
     def _hits(self, doc: Doc, part_i: int) -> list[Hit]:
         hits = [h for p in self.parts[part_i] for h in p.hits(doc)]
@@ -366,6 +418,8 @@ class ClaimPattern:
                 continue  # two parts on the same words
             start, end = min(used), max(used) + 1
             if end - 1 - start > self.window or len({doc.sentence[i] for i in used}) > 1:
+                continue
+            if self.rivals and len(combo) > 1 and self.rivals.take_role(doc, combo[0], combo[1], used):
                 continue
             denied = negated(doc, Hit(start, end, used), self.negators) != self._qualified_after(doc, end)
             if denied == self.denied:
