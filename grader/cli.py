@@ -79,6 +79,7 @@ def _watch(args) -> int:
 
 def _grade(args) -> int:
     plant_seed()
+    from grader.batch.names import handed_back
     from grader.batch.run import grade_class, parse_shard
     from grader.grade import secret_from_env
     from grader.intake.collect import InputError, collect
@@ -119,11 +120,14 @@ def _grade(args) -> int:
     elif len(reports) > 1:
         render_class_summary(run.summary)
     graded = [(r.report, r.report_name) for r in run.results if r.report is not None]
-    _write_extras(graded, args.html, args.markdown, single=False, audience=args.audience, published=args.published)
+    # A student's copy is titled with the file they handed in, not the instructor's path to the export.
+    handback = [(handed_back(r.report, r.student), r.report_name) for r in run.results if r.report is not None]
+    _write_extras(handback if args.audience == "student" else graded, args.html, args.markdown, single=False,
+                  audience=args.audience, published=args.published)
     if out:  # one student-view report per student, ready to hand back; rebuilt from the store on a rerun
         from grader.report.markdown import render_markdown
 
-        for report, stem in graded:
+        for report, stem in handback:
             paths.atomic_write_text(out / "feedback" / f"{stem}.md",
                                     render_markdown(report, audience="student", published=args.published),
                                     durable=False, skip_unchanged=True)

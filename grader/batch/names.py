@@ -10,8 +10,20 @@ from __future__ import annotations
 
 import hashlib
 import re
+from pathlib import PureWindowsPath
+
+from grader.intake.models import Student
+from grader.report.models import Report
 
 
 def student_filename(key: str, label: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("._-")[:60] or "student"
     return f"{slug}-{hashlib.sha256(key.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
+
+
+def handed_back(report: Report, student: Student) -> Report:
+    """The report a student is handed back, titled with the file as they named it ("attention.py"), never with
+    the instructor's path to the export or the platform's renaming of it. (A row stored before `handed_in` was
+    kept falls back to the file's own name.)"""
+    own = student.handed_in or PureWindowsPath(student.submission or report.submission).name  # '/' and '\\' both split
+    return report.model_copy(update={"submission": own or student.name})

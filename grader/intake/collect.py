@@ -372,8 +372,8 @@ def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
         notes.append(f"no file defines {entries[0]}")
     data = data if data is not None else text.encode("utf-8")
     sha = hashlib.sha256(data).hexdigest()
-    return [Prepared(Student(**who, submission=graded.node.path, source_sha256=sha, converted=converted,
-                             notes=notes), data) for who in people]
+    return [Prepared(Student(**who, submission=graded.node.path, handed_in="/".join(graded.rel), source_sha256=sha,
+                             converted=converted, notes=notes), data) for who in people]
 
 
 def _norm(name: str) -> str:

@@ -23,6 +23,7 @@ class Student(BaseModel):
     sis_login: str = ""
     platform: Platform
     submission: str = ""  # the file graded, as found (inside an archive: archive/member)
+    handed_in: str = ""  # the same file as the student named it, within their own submission (no export path)
     late: bool = False
     source_sha256: str = ""  # of the file the sandbox runs (after notebook conversion or packing)
     converted: bool = False  # the graded file is not the file handed in (notebook, helpers packed)

@@ -67,7 +67,7 @@ range {{ "%g"|format(s.min) }} to {{ "%g"|format(s.max) }} (of {{ "%g"|format(s.
 <p class="note">Pairs whose source is the same, or nearly, once names, comments and layout are stripped. For you to
 read side by side; similarity alone is no evidence of copying, and no score changes because of it.</p>
 {% if s.similar %}<table id="similar"><tr><th>students</th><th>similarity</th></tr>
-{% for p in s.similar %}<tr><td>{{ p.students|join(", ") }}</td>
+{% for p in s.similar %}<tr><td>{% for who in p.students %}{{ names.get(who) or who }}{% if not loop.last %}, {% endif %}{% endfor %}</td>
 <td class="num">{{ "identical" if p.identical else "%.0f%%"|format(p.similarity * 100) }}</td></tr>
 {% endfor %}</table>{% else %}<p>None.</p>{% endif %}
 
@@ -158,7 +158,8 @@ def render_summary_markdown(summary: ClassSummary) -> str:
     lines += ["", "## Similar submissions", "",
               "Same or nearly the same source once names, comments and layout are stripped; read them side by "
               "side. No score changes because of it.", ""]
-    lines += [f"- {md_escape(', '.join(p.students))}: {'identical' if p.identical else f'{p.similarity:.0%}'}"
+    lines += [f"- {md_escape(', '.join(who.get(k) or k for k in p.students))}: "
+              f"{'identical' if p.identical else f'{p.similarity:.0%}'}"
               for p in s.similar] or ["None."]
     lines += ["", "## Every student", "", "| student | key | score | diagnoses | report |", "|---|---|---:|---|---|"]
     for r in s.rows:
