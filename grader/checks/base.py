@@ -47,6 +47,7 @@ class CheckOutcome:
     expected: str | None = None
     observed: str | None = None
     finding: str | None = None  # which of the check's declared findings the feedback quotes (for hints)
+    findings: tuple[str, ...] = ()  # every declared finding it made (a rubric's severity band may need one)
 
 
 Evaluator = Callable[..., CheckOutcome]

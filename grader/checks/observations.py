@@ -278,4 +278,5 @@ class Cases:
         is_error, message, expected, observed, finding = (errored or self.problems)[0]
         status = "error" if errored else "failed"
         return CheckOutcome(status, self.passed, total, message, expected() if callable(expected) else expected,
-                            observed() if callable(observed) else observed, finding or None)
+                            observed() if callable(observed) else observed, finding or None,
+                            tuple(dict.fromkeys(p[4] for p in self.problems if not p[0] and p[4])))

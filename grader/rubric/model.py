@@ -106,6 +106,9 @@ class RubricCheck(_Model):
                     "set the band), the total is at most this fraction of the maximum (0.5 for a leak of future "
                     "information, say).",
     )
+    ceiling_when: list[Text] | None = Field(
+        None, description="The band holds only when the check finds one of these (its declared findings: "
+                          "mask_structure 'above' and 'sums' are leaks, its 'nan' is not); absent: any failure.")
     feedback: Feedback | None = None
     hints: list[HintEntry] = Field(
         default=[], description="Revealed one per failing run with changed code: the first, then the next, never the "
@@ -225,6 +228,12 @@ def _cross_check_problems(rubric: Rubric) -> list[Problem]:
                 ))
     for i, check in enumerate(rubric.checks):
         declared = CHECKS[check.id].findings
+        for j, finding in enumerate(check.ceiling_when or []):
+            if finding not in declared:
+                problems.append((("checks", i, "ceiling_when", j), f"{check.id} reports no finding {finding!r}; it "
+                                 f"reports: {', '.join(declared) or 'none (drop ceiling_when)'}"))
+        if check.ceiling_when is not None and check.ceiling is None:
+            problems.append((("checks", i, "ceiling_when"), "ceiling_when without a ceiling: add the ceiling or drop it"))
         for k, hint in enumerate(check.hints):
             for j, finding in enumerate([] if isinstance(hint, str) else hint.when):
                 if finding not in declared:

@@ -24,8 +24,9 @@ class CheckReport(Model):
     hint: str | None = None
     cases_passed: int = 0
     cases_total: int = 0
-    ceiling: float | None = Field(None, description="The rubric's severity band: while this check fails (not "
-                                                    "errors), the total is at most this share of the maximum.")
+    ceiling: float | None = Field(None, description="The rubric's severity band, where what this check found is "
+                                                    "what the band is for: while it fails (not errors), the total is "
+                                                    "at most this share of the maximum.")
 
 
 class GroupTotal(Model):

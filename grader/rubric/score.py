@@ -105,7 +105,7 @@ def _report(
         max_score=check.points,
         visibility=check.visibility,
         section=spec.section,
-        ceiling=check.ceiling,
+        ceiling=_band(check, outcome),
     )
     if status == "skipped" or outcome is None:
         return CheckReport(**common, score=0.0, feedback=_skipped_feedback(rubric, check, statuses, audience))
@@ -156,6 +156,14 @@ def _skipped_feedback(rubric: Rubric, check: RubricCheck, statuses: dict[str, St
         f"Skipped: this check needs {' and '.join(named)} to pass first. "
         "Fix that one; it is the root cause, reported once."
     )
+
+
+def _band(check: RubricCheck, outcome: CheckOutcome | None) -> float | None:
+    """The check's severity band, where what it found is what the band is for (`ceiling_when`)."""
+    if check.ceiling is None or check.ceiling_when is None:
+        return check.ceiling
+    found = outcome.findings if outcome is not None else ()
+    return check.ceiling if set(found) & set(check.ceiling_when) else None
 
 
 def _total(values) -> float:

@@ -191,6 +191,18 @@ def test_kinds_keep_partial_credit_for_the_layouts_a_file_handles(grade, head_so
     assert o.status == "error" and 0 < o.cases_passed < o.cases_total
 
 
+def test_an_overflowing_softmax_is_the_stability_checks_finding_not_the_masks(grade, head_source):
+    """Found by a user: exp overflowing at scores near 1000 (inf / inf) was told "softmax over a row
+    with no finite score divides 0 by 0" by the mask check. A NaN row counts there only on scores far
+    too small to overflow; a masked diagonal's empty row still does."""
+    naive = grade(head_source(SOFTMAX="torch.exp(scores) / torch.exp(scores).sum(-1, keepdim=True)"))
+    assert naive.outcomes["mask_structure"].status == "passed"
+    assert {"shift_invariance", "random_probes"} <= failing(naive)
+    nodiag = grade(head_source(MASK="torch.ones(T, T, dtype=torch.bool).tril(-1)"))
+    mask = nodiag.outcomes["mask_structure"]
+    assert mask.status == "failed" and "NaN" in mask.feedback and mask.findings == ("nan",)
+
+
 # --- Class 6: a check that could not run says so, never describes another bug --------------------
 def test_a_crashing_call_is_reported_as_the_call_that_raised(grade, head_source):
     g = grade(head_source(SCORES="(q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) if T == 3 else 1 / 0"))

@@ -9,8 +9,11 @@ from grader.paths import ROOT
 
 MUTANTS = ROOT / "reference" / "mutants"
 LEAKS = ["no_mask", "zero_fill_mask", "mask_after_softmax", "wrong_mask_direction", "future_offset",
-         "batch_mixing", "softmax_wrong_axis", "diagonal_excluded"]
-WRONG_MATH = ["missing_scale", "wrong_scale", "hard_attention", "hardcoded_shape"]
+         "batch_mixing", "softmax_wrong_axis"]
+# Masking the diagonal hides the present and takes nothing from the future: its NaN first row is
+# wrong math, not a leak (it was listed as a leak until a user read the rubric's own band and asked).
+WRONG_MATH = ["missing_scale", "wrong_scale", "hard_attention", "hardcoded_shape", "diagonal_excluded",
+              "unstable_softmax"]
 
 
 def _grade(grade, name: str, seed: int = 7):
@@ -44,3 +47,12 @@ def test_the_untouched_stub_scores_zero(grade):
 def test_no_grade_depends_on_the_secrets_draw(grade, name):
     scores = [_grade(grade, name, seed).score for seed in (101, 202, 303)]
     assert max(scores) - min(scores) < 1.0, scores
+
+
+@pytest.mark.parametrize("name", ["diagonal_excluded", "unstable_softmax"])
+def test_a_nan_that_is_not_a_leak_sets_no_leak_band(grade, name):
+    """Found by a user: NaN rows (a masked diagonal's 0/0, an overflowing softmax's inf/inf) failed
+    the mask check and capped the total at 50, the band for a leak neither file has."""
+    g = _grade(grade, name)
+    assert g.outcomes["leak_intervention"].status == "passed"
+    assert g.reports["mask_structure"].ceiling is None and g.score > 50

@@ -184,6 +184,16 @@ CASES = {
         "8:",
         "return_contract reports no finding 'above'; it reports: none (drop when)",
     ),
+    "band for a finding the check does not report": (
+        VALID.replace("points: 3", "points: 3\n    ceiling: 0.5\n    ceiling_when: [above]"),
+        "9:",
+        "return_contract reports no finding 'above'; it reports: none (drop ceiling_when)",
+    ),
+    "ceiling_when without a ceiling": (
+        VALID.replace("points: 3", "points: 3\n    ceiling_when: [above]"),
+        "8:",
+        "ceiling_when without a ceiling",
+    ),
     "empty hint": (
         VALID.replace("points: 3", "points: 3\n    hints: ['']"),
         "8:13: checks[0] (return_contract).hints[0]: must be non-empty text",

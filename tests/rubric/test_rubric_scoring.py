@@ -279,6 +279,18 @@ def test_a_hint_speaks_to_what_the_check_found():
     assert hint("mask_structure", None) is None  # no finding named: no hint about another one
 
 
+def test_a_band_holds_only_for_the_findings_it_names():
+    """mask_structure's leak band is for a share above the diagonal or rows that do not sum to one;
+    a NaN row alone (0/0) loses the check's points and sets no band."""
+    rubric = load_rubric(INSTRUCTOR)
+    assert rubric.check("mask_structure").ceiling_when == ["above", "sums"]
+    for found, capped in ((("nan",), False), (("nan", "above"), True), (("sums",), True)):
+        outcome = CheckOutcome("failed", 1, 4, "text", finding=found[0], findings=found)
+        scored = score_checks(rubric, outcomes(mask_structure=outcome), audience="instructor")
+        assert (scored.score == 50) is capped, found
+        assert (by_id(scored)["mask_structure"].ceiling is not None) is capped
+
+
 def test_every_shipped_hint_is_for_a_finding_its_check_reports():
     for check in load_rubric(INSTRUCTOR).checks:
         for hint in check.hints:
