@@ -265,8 +265,8 @@ class Phrasing:
 
     def matches(self, doc: Doc, rivals: Rivals | None = None) -> bool:
         """True when some occurrence is not denied by an unconsumed negator, nor spans a rival."""
-        return any(not (self.polar and negated(doc, hit)) and not (rivals and rivals.inside(doc, hit))
-                   for hit in self.hits(doc))
+        return any(not (self.polar and (negated(doc, hit) or conditional(doc, hit)))
+                   and not (rivals and rivals.inside(doc, hit)) for hit in self.hits(doc))
 
 
 def _gap_positions(doc: Doc, after: int, limit: int):
@@ -305,6 +305,25 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
     count += _in_instead_clause(doc, hit)
     count += any(i in doc.retracted for i in hit.consumed)
     return count % 2 == 1
+
+
+_CONDITIONS = frozenset("if when once".split())
+
+
+def conditional(doc: Doc, hit: Hit) -> bool:
+    """A claim restricted to a condition is not asserted: "the weights change only if the keys do", "would
+    only change when ..." ("only" in or just after the match, then the condition)."""
+    only = False
+    for i in range(hit.start, min(hit.end + 3, len(doc.tokens))):
+        word = doc.tokens[i].text
+        if i >= hit.end and word in _CLAUSE_END:
+            return False
+        if i not in hit.consumed:
+            if word == "only":
+                only = True
+            elif only and word in _CONDITIONS:
+                return True
+    return False
 
 
 def _in_instead_clause(doc: Doc, hit: Hit) -> bool:
@@ -421,7 +440,10 @@ class ClaimPattern:
                 continue
             if self.rivals and len(combo) > 1 and self.rivals.take_role(doc, combo[0], combo[1], used):
                 continue
-            denied = negated(doc, Hit(start, end, used), self.negators) != self._qualified_after(doc, end)
+            span = Hit(start, end, used)
+            denied = negated(doc, span, self.negators) != self._qualified_after(doc, end)
+            if not denied and conditional(doc, span):
+                continue  # neither asserted nor denied
             if denied == self.denied:
                 return True
         return False

@@ -47,6 +47,15 @@ def test_trial_answer_denying_sums_prove_causality_is_correct():
      "Attention weights are not the same thing as next-token probabilities."),
     ("value-change", "weights-change", "The weights do not change; only the output moves, by 1."),
     ("what-mixes", "values-set-weights", "The values do not decide the weights; queries and keys do."),
+    # more of the class: a bare subject, a denial out of a phrasing's reach, a condition, a rival's verb
+    ("scaling", "cosine", "Cosine similarity would divide by the norms; dividing by sqrt(d_k) only fixes the variance."),
+    ("scaling", "cosine", "It does not turn the score into a cosine similarity."),
+    ("zero-queries", "sum-not-average", "weights 1/3 each; the output is the sum of the values divided by 3: [8/3, 2]"),
+    ("value-change", "whole-change", "The output does not go up by 7; it goes up by 1 (7 x 1/7)."),
+    ("value-change", "weights-change",
+     "The weights would only change if the queries or keys changed; here they stay the same."),
+    ("value-change", "weights-change",
+     "The weights change only when queries or keys change, so they stay the same here."),
 ])
 def test_misconception_mentioned_or_denied_does_not_fire(item_id, mid, text):
     assert not recognised(_misconception(item_id, mid), Doc(text)), text
@@ -65,6 +74,12 @@ def test_misconception_mentioned_or_denied_does_not_fire(item_id, mid, text):
     ("weights-vs-probabilities", "weights-are-probabilities", "They are the same thing."),
     ("value-change", "weights-change", "The weights change and the output goes up by 1."),
     ("what-mixes", "values-set-weights", "The values decide the weights."),
+    ("scaling", "cosine", "It makes the dot product a cosine similarity."),
+    ("scaling", "cosine", "Dividing by sqrt(d_k) gives a scaled dot product, which is basically a cosine similarity."),
+    ("zero-queries", "sum-not-average", "weights 1/3 each; the output is the sum of the values, [8, 6]"),
+    ("value-change", "whole-change", "The weights stay the same and the output increases by 7."),
+    ("value-change", "weights-change", "The weights would change because the value is bigger."),
+    ("value-change", "weights-change", "The first value changes, so the weights change too."),
 ])
 def test_misconception_asserted_fires(item_id, mid, text):
     assert recognised(_misconception(item_id, mid), Doc(text)), text
