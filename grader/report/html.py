@@ -21,9 +21,9 @@ from grader.report.view import (
     headline,
     held_back_note,
     points_formatter,
-    points_text,
     printable,
     problems,
+    score_line,
     truncate,
 )
 
@@ -115,8 +115,8 @@ def render_fragment(report: Report, *, audience: Audience = "student", published
     bad = problems(checks)
     parts = [f'<div class="grader-report"><style>{_CSS}</style>',
              f"<h1>Attention check: {_e(report.submission)}</h1>",
-             f'<p class="score">Score: {points_text(report.score, report.max_score)}</p>',
-             f'<p class="{"diag" if bad else "praise"}">{_e(headline(report, checks))}</p>']
+             f'<p class="score">{_e(score_line(report, audience, held_back, published=published))}</p>',
+             f'<p class="{"diag" if bad else "praise"}">{_e(headline(report, checks, held_back=held_back))}</p>']
     for n, d in enumerate(report.diagnoses):
         parts.append(f'<div class="diag{" more" if n else ""}"><h3>{"Also possible: " if n else ""}{_e(d.title)}</h3>'
                      f"<p>{_e(d.message)}</p><p class=\"reread\">Reread: {_e(d.section)}</p></div>")

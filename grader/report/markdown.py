@@ -17,9 +17,9 @@ from grader.report.view import (
     held_back_note,
     leaked_cells,
     points_formatter,
-    points_text,
     printable,
     problems,
+    score_line,
     truncate,
 )
 
@@ -78,7 +78,8 @@ def render_markdown(report: Report, *, audience: Audience = "student", published
     fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
                            + [report.score, report.max_score])
     lines = [f"# Attention check: {md_escape(report.submission)}", "",
-             f"**Score: {points_text(report.score, report.max_score)}**", "", headline(report, checks), ""]
+             f"**{score_line(report, audience, held_back, published=published)}**", "",
+             headline(report, checks, held_back=held_back), ""]
     for d in report.diagnoses[:1]:
         lines += [f"> **{md_escape(d.title)}**  ", f"> {md_escape(d.message)}  ",
                   f"> Reread: *{md_escape(d.section)}*", ""]

@@ -22,6 +22,7 @@ from grader.report.view import (
     points_text,
     printable,
     problems,
+    score_line,
     shown_checks,
     truncate,
 )
@@ -81,8 +82,8 @@ def _failure_lines(c: CheckReport) -> list[tuple[str, str]]:
 
 def _render_plain(report, console, audience, checks, held_back, points, fmt, details) -> None:
     out: list[str] = [f"Attention check: {printable(report.submission)}",
-                      f"Score: {points_text(report.score, report.max_score)}",
-                      printable(headline(report, checks, pictures=False)), ""]
+                      score_line(report, audience, held_back, published=False),
+                      printable(headline(report, checks, pictures=False, held_back=held_back)), ""]
     if report.status == "grader_error":
         out += [f"The grader failed on this file: {printable(report.error or '')}", ""]
     if report.diagnoses:
@@ -117,7 +118,7 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
 def _render_rich(report, console, audience, checks, held_back, points, fmt, details) -> None:
     total_style = "bold green" if not problems(checks) else "bold"
     console.print(Text.assemble(("Attention check: ", "bold"), printable(report.submission), "   ",
-                                (points_text(report.score, report.max_score), total_style)))
+                                (score_line(report, audience, held_back, published=False), total_style)))
     if report.status == "grader_error":
         console.print(Text.assemble(("The grader failed on this file: ", "bold red"), printable(report.error or "")))
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
@@ -141,7 +142,8 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
             console.print(Text.assemble(("Also possible: ", "yellow"), printable(d.title), " (reread: ",
                                         (printable(d.section), "italic"), ")"))
     elif not problems(checks):
-        console.print(Panel(Text(headline(report, checks, pictures=False)), border_style="green"))
+        console.print(Panel(Text(headline(report, checks, pictures=False, held_back=held_back)),
+                            border_style="green"))
     for c in problems(checks)[:details]:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="bold", no_wrap=True)

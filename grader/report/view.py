@@ -87,7 +87,14 @@ def held_back_note(report: Report, audience: Audience, *, published: bool) -> st
     ids = {c.id for c in shown}
     withheld = [c for c in report.checks if c.id not in ids]
     if published:
-        return f"{len(withheld)} hidden check(s) count toward this score but are not shown."
+        note = f"{len(withheld)} hidden check(s) count toward this score but are not shown."
+        # A band set by a check the reader cannot see must still be told, or the total cannot be explained.
+        failing = [c for c in report.checks if c.ceiling is not None and c.status == "failed"]
+        binding = min(failing, key=lambda c: c.ceiling, default=None)
+        if binding is not None and binding.id not in ids and abs(report.score - binding.ceiling * report.max_score) < 1e-6:
+            note += (f" One of them found a bug whose severity band caps the total at "
+                     f"{points_text(report.score, report.max_score)} ({binding.ceiling:.0%}).")
+        return note
     never = sum(c.visibility == "hidden" for c in withheld)
     later = len(withheld) - never
     parts = ([f"{later} further check(s) will be shown when results are released"] if later else []) + (
@@ -99,12 +106,24 @@ def problems(checks: Sequence[CheckReport]) -> list[CheckReport]:
     return [c for c in checks if c.status in PROBLEM]
 
 
-def headline(report: Report, checks: Sequence[CheckReport], *, pictures: bool = True) -> str:
+def score_line(report: Report, audience: Audience, held_back: int, *, published: bool) -> str:
+    """The total as its reader may take it: a student's copy before results are released counts only
+    the checks it shows, and must not read as the grade (hidden checks and their bands count there)."""
+    points = points_text(report.score, report.max_score)
+    if audience == "student" and held_back and not published:
+        return f"Checks shown here: {points} (not your grade: it also counts checks not shown here)"
+    return f"Score: {points}"
+
+
+def headline(report: Report, checks: Sequence[CheckReport], *, pictures: bool = True, held_back: int = 0) -> str:
     bad = problems(checks)
     if not checks:
         return "No checks ran."
+    if not bad and report.diagnoses:  # found by checks this copy does not show
+        return (f"All {len(checks)} checks shown here passed, but checks not shown here found what the "
+                "diagnosis below describes.")
     if not bad:
-        praise = f"All {len(checks)} checks passed. Nicely done"
+        praise = f"All {len(checks)} checks {'shown here ' if held_back else ''}passed. Nicely done"
         if not pictures:
             return praise + "."
         return (praise + ": the pictures show your weights next to the correct ones, one row per receiving "

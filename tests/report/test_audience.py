@@ -103,3 +103,29 @@ def test_a_students_copy_of_a_capped_grade_matches_their_own_check(sandbox):
     note = [c.feedback for c in view.checks if "capped at" in c.feedback]
     assert len(note) == 1 and f"capped at {view.score:g} of {view.max_score:g}" in note[0]
     assert f"{view.score:g} / {view.max_score:g}" in render_markdown(graded, audience="student")
+
+
+def _wrong_scale_graded() -> Report:
+    """As a class run reports a wrong scale: every shown check passed, a hidden one failed and set
+    the total's band, and the diagnosis names the scale."""
+    from grader.report.models import Diagnosis
+
+    checks = [_check("worked_example", "visible", 15, 15), _check("single_head", "visible", 6, 6),
+              _check("random_probes", "hidden", 0, 9, "failed", "HIDDEN-TEXT")]
+    checks[2] = checks[2].model_copy(update={"ceiling": 0.75})
+    return Report(submission="s.py", score=22.5, max_score=30, checks=checks,
+                  diagnoses=[Diagnosis(id="wrong_scale", title="Scores scaled wrongly", message="m", section="s")],
+                  runtime=Runtime(isolation="namespaces+uid", wall_s=0.1))
+
+
+def test_a_students_copy_never_passes_its_shown_total_off_as_the_grade():
+    """Found by a user: a wrong scale read 'Score: 87 / 87 ... All 15 checks passed. Nicely done' in
+    the handed-back copy while the gradebook said 75, and the released copy said 75 without a word
+    on the band a hidden check had set."""
+    before = render_markdown(_wrong_scale_graded(), audience="student")
+    assert "Score:" not in before and "Checks shown here: 21 / 21 (not your grade" in before
+    assert "Nicely done" not in before and "checks not shown here found" in before
+    released = render_markdown(_wrong_scale_graded(), audience="student", published=True)
+    assert "**Score: 22.5 / 30**" in released and "caps the total at 22.5 / 30 (75%)" in released
+    assert "HIDDEN-TEXT" not in released and "random_probes" not in released
+    assert "Checks shown here" in render_html(_wrong_scale_graded(), audience="student")

@@ -12,7 +12,9 @@ from grader.report.view import points_formatter
 
 def test_failing_report_has_checks_diagnosis_and_fixes():
     md = render_markdown(failing_report())
-    assert "**Score: 2.5 / 10.5**" in md  # a student's total leaves out the hidden check's point
+    # A student's copy leaves out the hidden check's point, and says its total is not the grade.
+    assert "**Checks shown here: 2.5 / 10.5 (not your grade" in md and "Score:" not in md
+    assert "**Score: 2.5 / 11.5**" in render_markdown(failing_report(), published=True)  # released: the grade
     assert "**Score: 2.5 / 11.5**" in render_markdown(failing_report(), audience="instructor")
     assert "| Worked example | Worked example | FAILED | 0.0 / 3.0 |" in md
     assert "> **Zero instead of -inf in the mask**" in md
