@@ -6,7 +6,7 @@ import torch
 
 from grader.checks.base import BASELINE, DELIVER, CheckOutcome, check
 from grader.checks.observations import Cases, Observations, TolFn, band_for, close, first_bad_row, fmt
-from grader.probes import VALUE_BUMP, WORKED_OUT, WORKED_WEIGHTS, ZERO_Q_OUT, ZERO_Q_WEIGHTS
+from grader.probes import LN2, LN4, VALUE_BUMP, WORKED_OUT, WORKED_WEIGHTS, ZERO_Q_OUT, ZERO_Q_WEIGHTS
 
 # What the chapter says about each receiving position of the worked example.
 WORKED_ROWS = (
@@ -15,6 +15,17 @@ WORKED_ROWS = (
     "The final row's scores are [0, ln 2, ln 4]; exponentials [1, 2, 4] give shares 1/7, 2/7, 4/7, "
     "and the output (1/7)[2,0] + (2/7)[0,4] + (4/7)[6,2] = [26/7, 16/7].",
 )
+
+
+def scaled_by(weights: torch.Tensor) -> float | None:
+    """How many times the chapter's scores the final row's weights are the softmax of, when they are
+    one (its log-shares rise as c x [0, ln 2, ln 4]); None when they are not shares of scaled scores."""
+    last = weights.detach().double()[-1] if weights.shape == (3, 3) else None
+    if last is None or not bool((last > 0).all()) or not bool(torch.isfinite(last).all()):
+        return None
+    rise = last.log() - last[0].log()
+    c1, c2 = float(rise[1]) / LN2, float(rise[2]) / LN4
+    return c1 if abs(c1 - c2) <= 1e-6 * max(1.0, abs(c1)) else None
 
 
 def _compare(cases: Cases, reply, name: str, expected: torch.Tensor, tol, story) -> None:
@@ -30,18 +41,22 @@ def _compare(cases: Cases, reply, name: str, expected: torch.Tensor, tol, story)
         return
     row = first_bad_row(actual, expected, band)
     row = 0 if row is None else row
+    times = scaled_by(actual) if name == "weights" and story is WORKED_ROWS else None
+    scaled = (f" Your final row is exactly the softmax of {times:.6g} times the chapter's scores [0, ln 2, ln 4]: "
+              "its scores are scaled differently." if times is not None else "")
     cases.fail(
-        f"Receiving position {row}: expected {name} {fmt(expected[row])}, got {fmt(actual[row])}. {story[row]}",
+        f"Receiving position {row}: expected {name} {fmt(expected[row])}, got {fmt(actual[row])}. {story[row]}"
+        + scaled,
         fmt(expected[row]),
         fmt(actual[row]),
-        aspect=name,
+        aspect="scale" if times is not None else name,
     )
 
 
 @check("worked_example", title="Worked example", group="Worked example", section=DELIVER,
        proves="The chapter's three-position example gives weights [1,0,0], [1/3,2/3,0], "
               "[1/7,2/7,4/7] and outputs [2,0], [2/3,8/3], [26/7,16/7].",
-       findings=("weights", "out"),
+       findings=("weights", "scale", "out"),
        passed="Weights [1/7, 2/7, 4/7] at the final position and output [3.714286, 2.285714]: a "
               "blend, not the winning value.")
 def worked_example(obs: Observations, tol: TolFn) -> CheckOutcome:

@@ -239,3 +239,17 @@ def test_nan_rows_are_named_as_nan_not_as_a_future_share(grade, head_source):
     assert "already contains NaN" in shift.feedback and "by up to inf" not in shift.feedback
     g = grade(head_source(MASK="torch.ones(T, T, dtype=torch.bool, device=q.device).triu()"))  # control
     assert "future source" in g.outcomes["mask_structure"].feedback
+
+
+@pytest.mark.parametrize(("scores", "times"), [("q @ k.transpose(-2, -1)", "1.41421"),
+                                               ("(q @ k.transpose(-2, -1)) / q.shape[-1]", "0.707107")])
+def test_the_worked_example_reads_a_scale_from_its_own_final_row(grade, head_source, scores, times):
+    """Found by a user: a missing scale got the worked example's hint about the softmax axis. Its
+    final row is the softmax of a multiple of the chapter's scores: that is the finding, and its hints."""
+    o = grade(head_source(SCORES=scores)).outcomes["worked_example"]
+    assert o.finding == "scale" and f"softmax of {times} times the chapter's scores" in o.feedback
+
+
+def test_a_wrong_axis_is_not_read_as_a_scale(grade, head_source):
+    o = grade(head_source(SOFTMAX="torch.softmax(scores, dim=-2)")).outcomes["worked_example"]
+    assert o.finding == "weights" and "times the chapter's scores" not in o.feedback
