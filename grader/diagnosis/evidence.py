@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 import math
 import re
 from collections.abc import Iterator
@@ -797,6 +798,36 @@ def hard_attention(ctx: Context) -> Facts | None:
             continue
         one_hot = bool(((w == 0) | (w == 1)).all()) and bool((w.sum(-1) == 1).all())
         return {"row_last": fmt(first_slice(w)[-1]), "T": str(w.shape[-1])} if one_hot else None
+    return None
+
+
+_ROLES = ("query", "key", "value")
+
+
+def head_wiring(ctx: Context) -> Facts | None:
+    """SingleHead hands its projections to attention in the wrong roles: its output is attention on
+    a permutation of (x W_query^T, x W_key^T, x W_value^T), while its own causal_attention on those
+    projections in their right roles is right, so the head, not the function, is what differs."""
+    for probe in ctx.obs.probes.family("head"):
+        reply, own = ctx.obs.reply(probe.id), ctx.obs.reply(f"{probe.id}.attention")
+        if probe.id.startswith("h.") or not (reply.ok and own.ok):
+            continue
+        x = probe.t["x"].double()
+        proj = {role: x @ probe.t[f"w_{role}"].double().T for role in _ROLES}
+        right, _ = expected.attention(*proj.values())
+        got, mine = reply.tensors.get("out"), output(own, ctx.obs.probes.by_id[f"{probe.id}.attention"])
+        if got is None or mine is None or got.shape != right.shape or mine.shape != right.shape:
+            continue
+        got, mine = got.double(), mine.double()
+        if not torch.allclose(mine, right, atol=1e-8) or torch.allclose(got, right, atol=1e-8):
+            continue  # its causal_attention is wrong here (the attention checks say so), or the head is right
+        for order in itertools.permutations(_ROLES):
+            a, b, c = (proj[r] for r in order)
+            if order == _ROLES or a.shape[-1] != b.shape[-1] or c.shape[-1] != right.shape[-1]:
+                continue
+            if torch.allclose(expected.attention(a, b, c)[0], got, atol=1e-8):
+                given = [f"the {r} projection as the {want}" for r, want in zip(order, _ROLES, strict=True) if r != want]
+                return {"wiring": " and ".join(given), "x": str(tuple(x.shape))}
     return None
 
 

@@ -242,6 +242,15 @@ DECLARED: tuple[Misconception, ...] = (
         "gradient to the queries and keys.",
     ),
     Misconception(
+        "head_wiring", "SingleHead passes its projections in the wrong roles", TRAINABLE,
+        (behaviour(ev.head_wiring),),
+        "Your SingleHead's output on x {x} is attention with {wiring}, while your causal_attention itself is "
+        "right on the same projections.",
+        "The query projection of each position asks, the key projections answer and the value projections are "
+        "what gets mixed: causal_attention(self.query(x), self.key(x), self.value(x)), in that order.",
+        costs=("single_head",),
+    ),
+    Misconception(
         "detached_graph", "Part of the computation is cut off from autograd", TRAINABLE,
         (behaviour(ev.detached_graph), FINGERPRINT),
         "No gradient reached {missing}.",

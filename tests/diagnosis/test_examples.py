@@ -83,3 +83,23 @@ def test_a_head_wired_right_is_told_where_its_difference_comes_from(sandbox, tmp
     head = next(c for c in report.checks if c.id == "single_head")
     assert head.status == "failed" and "the head is wired right" in head.feedback
     assert "difference comes from causal_attention" in head.feedback
+
+
+@pytest.mark.parametrize(("roles", "says"), [
+    ("self.key(x), self.query(x), self.value(x)", "the key projection as the query and the query projection as the key"),
+    ("self.query(x), self.value(x), self.key(x)", "the value projection as the key and the key projection as the value"),
+])
+def test_a_head_that_swaps_its_projections_is_named(sandbox, tmp_path, roles, says):
+    """Found by a user: SingleHead passing keys as queries got no diagnosis, only a hint to count parameters."""
+    source = REFERENCE.read_text()
+    call = next(line.strip() for line in source.splitlines() if "causal_attention(self." in line)
+    path = tmp_path / "head.py"
+    path.write_text(source.replace(call, call.split("causal_attention(")[0] + f"causal_attention({roles})"))
+    d = top(sandbox, path)
+    assert d.id == "head_wiring" and says in d.message
+
+
+def test_a_right_head_beside_a_wrong_function_is_not_called_miswired(sandbox, tmp_path):
+    report = self_check(edited(tmp_path, "scale", SCALE, "/ q.shape[-1]"), sandbox=sandbox,
+                        hint_state_path=tmp_path / "hints.json")
+    assert "head_wiring" not in [d.id for d in report.diagnoses]
