@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import difflib
 import json
 import re
 from importlib.resources.abc import Traversable
@@ -175,7 +176,8 @@ def load_answers(path: Path | str, quiz: Quiz) -> dict[str, str | None]:
         if str(key) in cards:
             problems.append(f"{key!r} is a recall card; review cards with 'grader cards'")
         elif str(key) not in known:
-            problems.append(f"unknown item id {key!r}")
+            close = difflib.get_close_matches(str(key), [i.id for i in quiz.items], n=1)
+            problems.append(f"unknown item id {key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     if problems:
         raise QuizFileError(
             f"{path.name}: " + "; ".join(problems) + f"\nknown ids: {', '.join(i.id for i in quiz.items)}"

@@ -51,6 +51,8 @@ def test_check_plain_text(tmp_path):
 
 @pytest.mark.parametrize("content,expect", [
     ("not-an-item: hello\n", "unknown item id 'not-an-item'"),
+    ("diagnol: hello\n", "unknown item id 'diagnol' (did you mean 'diagonal'?)"),
+    ("softmax_axis: hi\nscaling: ok\n", "unknown item id 'softmax_axis' (did you mean 'softmax-axis'?)"),
     ("card-mask-diagonal: hi\n", "is a recall card"),
     ("- just\n- a list\n", "expected a mapping from item id"),
     ("diagonal: [unclosed\n", "a.yaml:2: invalid YAML"),
@@ -60,7 +62,7 @@ def test_bad_answers_exit_2(tmp_path, content, expect):
     path.write_text(content)
     proc = run("quiz", "check", str(path))
     assert proc.returncode == 2
-    assert expect in proc.stderr, proc.stderr
+    assert expect in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
 
 
