@@ -3,7 +3,8 @@
 Columns, in order: `Student`, `ID`, `SIS User ID`, `SIS Login ID`, `Section` (Canvas's own export
 header, so its import matches rows by ID), `Email`, `Score` (the column to map onto the assignment),
 `Max Score`, `Status`, `Late`, `Submission`, `SHA256`, then one `check:<id>` column per check (its
-points) and `Diagnoses` (misconception ids, space-separated), `Notes`.
+points) and `Diagnoses` (misconception ids, space-separated), `Notes`. Scores are printed as the
+reports print them (`report.view.score_text`: at most two decimals, `70.95`, `86`), never `70.947917`.
 
 Every text cell is escaped against formula injection: one that starts with =, +, -, @, a tab or a
 carriage return gets a leading apostrophe, so a spreadsheet shows it as text.
@@ -15,6 +16,7 @@ import csv
 import io
 
 from grader.batch.models import StudentResult
+from grader.report.view import score_text
 
 HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Email", "Score", "Max Score", "Status",
           "Late", "Submission", "SHA256"]
@@ -34,10 +36,10 @@ def gradebook_csv(results: list[StudentResult]) -> str:
     writer.writerow(HEADER + [f"check:{i}" for i in check_ids] + ["Diagnoses", "Notes"])
     for r in results:
         s, rep = r.student, r.report
-        scores = {c.id: c.score for c in rep.checks} if rep else {}
+        scores = {c.id: score_text(c.score) for c in rep.checks} if rep else {}
         notes = "; ".join(s.notes + ([r.error] if r.error else []))
-        row = [s.name, s.id, s.sis_id, s.sis_login, s.section, s.email, rep.score if rep else "",
-               rep.max_score if rep else "", r.status, "yes" if s.late else "", s.submission, s.source_sha256,
+        row = [s.name, s.id, s.sis_id, s.sis_login, s.section, s.email, score_text(rep.score) if rep else "",
+               score_text(rep.max_score) if rep else "", r.status, "yes" if s.late else "", s.submission, s.source_sha256,
                *(scores.get(i, "") for i in check_ids), " ".join(d.id for d in rep.diagnoses) if rep else "", notes]
         writer.writerow([cell(v) for v in row])
     return buf.getvalue()

@@ -163,12 +163,15 @@ def _escape(ch: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def score_text(value: float) -> str:
+    """One score as every output prints it: at most two decimals, trailing zeros trimmed (`27.17`, `86`)."""
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
 def points_text(score: float, max_score: float) -> str:
     """A score as a person reads it: `27.17 / 86`, at most two decimals, never `0.333333/1`."""
-    def short(v: float) -> str:
-        return f"{v:.2f}".rstrip("0").rstrip(".")
-
-    return f"{short(score)} / {short(max_score)}"
+    return f"{score_text(score)} / {score_text(max_score)}"
 
 
 _ISOLATION_SAYS = {

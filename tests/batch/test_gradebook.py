@@ -44,9 +44,20 @@ def test_gradebook_rows_columns_and_escaping():
     assert table[0][: len(HEADER)] == HEADER
     assert table[0][len(HEADER):] == ["check:worked_example", "check:mask_structure", "Diagnoses", "Notes"]
     assert [r[0] for r in table[1:]] == ["'=cmd|' /C calc'!A0", "bob", "amy"] and table[1][1] == "'=1"
-    assert [r[6] for r in table[1:]] == ["15.0", "27.0", ""] and table[3][8] == "no_submission"
+    assert [r[6] for r in table[1:]] == ["15", "27", ""] and table[3][8] == "no_submission"
     assert all(not c.startswith(("=", "+", "-", "@")) for r in table for c in r)
     assert skipped_csv([Skipped(path="-x.py", reason="=bad")]).splitlines()[1] == "'-x.py,'=bad"
+
+
+def test_scores_print_as_the_reports_print_them():
+    """70.947917 in a report reads 70.95 there; the gradebook says the same, in the same columns."""
+    rep = _report(0).model_copy(update={"score": 70.947917, "max_score": 86.0})
+    rep.checks[1].score = 4.0 / 3.0
+    table = list(csv.reader(io.StringIO(gradebook_csv([_result("bob", "2", rep)]))))
+    row = dict(zip(table[0], table[1], strict=True))
+    assert (row["Score"], row["Max Score"]) == ("70.95", "86")
+    assert (row["check:worked_example"], row["check:mask_structure"]) == ("15", "1.33")
+    assert table[0].index("Score") == 6 and table[0].index("Max Score") == 7  # the columns imports map
 
 
 def test_junit_one_testcase_per_check():
