@@ -6,6 +6,7 @@ import re
 from xml.etree import ElementTree as ET
 
 from grader.batch.models import StudentResult
+from grader.report.view import score_text
 
 _XML_BAD = re.compile(r"[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -30,7 +31,9 @@ def junit_xml(results: list[StudentResult]) -> str:
         for c in checks:
             case = ET.SubElement(suite, "testcase", classname=_text(s.id), name=c.id)
             counts["tests"] += 1
-            message = _text(f"{c.score:g}/{c.max_score:g}: {c.feedback}")
+            # Points as the reports print them; a check worth none shows no `0/0`.
+            points = f"{score_text(c.score)}/{score_text(c.max_score)}: " if c.max_score else ""
+            message = _text(points + c.feedback)
             if c.status == "failed":
                 ET.SubElement(case, "failure", message=message[:500]).text = message
                 counts["failures"] += 1

@@ -70,6 +70,18 @@ def test_junit_one_testcase_per_check():
     assert root.get("tests") == "3" and root.get("errors") == "1"
 
 
+def test_junit_shows_no_score_for_a_check_worth_none():
+    rep = _report(0)
+    rep.checks.append(CheckReport(id="computes_attention", title="Gate", status="failed", score=0, max_score=0,
+                                  feedback="No evidence that attention is computed."))
+    rep.checks[1].score = 4.0 / 3.0
+    failures = {c.get("name"): c.find("failure").get("message")
+                for c in ET.fromstring(junit_xml([_result("bob", "2", rep)]).encode()).iter("testcase")
+                if c.find("failure") is not None}
+    assert failures["computes_attention"] == "No evidence that attention is computed."
+    assert failures["mask_structure"].startswith("1.33/12: ")
+
+
 def test_report_names_are_unique_and_safe():
     names = {student_filename(k, label) for k, label in (("file:alice~smith", "alice~smith"),
                                                          ("file:alice_smith", "alice_smith"),
