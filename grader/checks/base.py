@@ -48,6 +48,9 @@ class CheckOutcome:
     observed: str | None = None
     finding: str | None = None  # which of the check's declared findings the feedback quotes (for hints)
     findings: tuple[str, ...] = ()  # every declared finding it made (a rubric's severity band may need one)
+    # The entry points whose calls all raised NotImplementedError, when that alone kept this check
+    # from running (an untouched stub): reports show it as "to do", not as an error to read.
+    not_written: tuple[str, ...] = ()
 
 
 Evaluator = Callable[..., CheckOutcome]
@@ -78,8 +81,10 @@ class CheckSpec:
             if missing is not None:
                 # "error": nothing was judged, so no misconception may be read from this outcome.
                 return CheckOutcome("error", 0, 1, "Not credited: this property only counts for code that computes "
-                                    f"attention, and {missing}")
+                                    f"attention, and {missing}", not_written=obs.attention_not_written())
         outcome = self.evaluate(obs, tol)
+        if outcome.not_written and not set(outcome.not_written) <= set(obs.not_written()):
+            outcome = replace(outcome, not_written=())  # written, raising on some inputs only: a finding
         if outcome.status == "passed" and not outcome.feedback:
             outcome = replace(outcome, feedback=self.passed)
         return outcome

@@ -40,7 +40,8 @@ def computes_attention(obs: Observations, tol: TolFn) -> CheckOutcome:
     if missing is None:
         return CheckOutcome("passed", 1, 1, "")
     return CheckOutcome("failed", 0, 1, f"No evidence that attention is computed: {missing} Until the weights come "
-                        "from softmax(q k^T / sqrt(d_k)) under the causal mask, property checks earn nothing.")
+                        "from softmax(q k^T / sqrt(d_k)) under the causal mask, property checks earn nothing.",
+                        not_written=obs.attention_not_written())
 
 
 @check("return_contract", title="Returns (out, weights)", group="Contract", section=HEAD,
@@ -185,7 +186,8 @@ def forbidden_api(obs: Observations, tol: TolFn) -> CheckOutcome:
         cases.ok()
     if not static and not tripped and obs.attention_missing() is not None:
         return CheckOutcome("error", 0, 1, "Not credited: not using ready-made attention only counts for code that "
-                            f"computes attention, and {obs.attention_missing()}")
+                            f"computes attention, and {obs.attention_missing()}",
+                            not_written=obs.attention_not_written())
     return cases.outcome()
 
 
@@ -204,7 +206,7 @@ def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
     t = tol("float64")
     for probe, reply in obs.family("head"):
         if not reply.ok:
-            cases.error(reply, f"SingleHead on probe {probe.id} (x {tuple(probe.t['x'].shape)})")
+            cases.error(reply, f"SingleHead on probe {probe.id} (x {tuple(probe.t['x'].shape)})", probe)
             continue
         m = probe.call.meta
         dv = m["d_v"] or m["d_k"]

@@ -113,7 +113,7 @@ def single_head_gradients(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in obs.family("head"):
         if not reply.ok:
-            cases.error(reply, f"SingleHead on probe {probe.id} (x {tuple(probe.t['x'].shape)})")
+            cases.error(reply, f"SingleHead on probe {probe.id} (x {tuple(probe.t['x'].shape)})", probe)
             continue
         inputs = {f"grad_{n}": f"w_{n}" for n in ("query", "key", "value")}
         _own_gradients(cases, obs, probe, reply, inputs, "the projections", "SingleHead")

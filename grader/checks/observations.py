@@ -13,6 +13,8 @@ from grader.sandbox import RunResult, protocol
 
 TolFn = Callable[[str], Tolerance]
 Shown = str | Callable[[], str] | None
+# The entry point a probe calls (its frame's "target"), as a student's file names it.
+ENTRY_OF_TARGET = {"attention": "causal_attention", "head": "SingleHead"}
 
 
 @dataclass
@@ -95,6 +97,22 @@ class Observations:
         if "attention_missing" not in self._memo:
             self._memo["attention_missing"] = _attention_missing(self)
         return self._memo["attention_missing"]
+
+    def not_written(self) -> tuple[str, ...]:
+        """Entry points that raised NotImplementedError on every call the probes made: stubs not written
+        yet. One that raised it on some inputs only is written, and that error is a finding."""
+        if "not_written" not in self._memo:
+            calls: dict[str, list[Reply]] = {}
+            for p in self.probes.probes:
+                if (entry := ENTRY_OF_TARGET.get(p.call.meta.get("target"))) is not None:
+                    calls.setdefault(entry, []).append(self.reply(p.id))
+            self._memo["not_written"] = tuple(
+                e for e, replies in calls.items() if all(raised(r, "NotImplementedError") for r in replies))
+        return self._memo["not_written"]
+
+    def attention_not_written(self) -> tuple[str, ...]:
+        """("causal_attention",) when it is a stub: what needs attention's evidence waits for it."""
+        return tuple(e for e in self.not_written() if e == "causal_attention")
 
 
 def _attention_missing(obs: Observations) -> str | None:
@@ -216,6 +234,8 @@ class Cases:
     # With kinds (see `kind`): (kind, aspect, passed) per case; aspect None for a call that could not run.
     seen: list[tuple[str, str | None, bool]] | None = None
     _kind: str | None = None
+    # Per errored case: the entry point that raised NotImplementedError, or None for any other error.
+    stubs: list[str | None] = field(default_factory=list)
 
     def kind(self, name: str) -> None:
         """The cases that follow belong to one kind of probe: its layout and scores, whatever its
@@ -246,6 +266,8 @@ class Cases:
         self.problems.append((True, f"Could not run this check: {what}{where} raised {reply.error_type}: "
                                     f"{reply.error}", None, None, None))
         self._record(False, None)
+        entry = ENTRY_OF_TARGET.get(probe.call.meta.get("target")) if probe is not None else None
+        self.stubs.append(entry if raised(reply, "NotImplementedError") else None)
 
     def check(self, good: bool, message: str, expected: Shown = None, observed: Shown = None,
               aspect: str | None = None) -> bool:
@@ -277,6 +299,10 @@ class Cases:
         errored = [p for p in self.problems if p[0]]
         is_error, message, expected, observed, finding = (errored or self.problems)[0]
         status = "error" if errored else "failed"
+        # Nothing ran but calls that raised NotImplementedError (CheckSpec.run keeps this only for a
+        # function that raised it on every call, a stub not written yet).
+        only_stubs = not self.passed and len(errored) == len(self.problems) and all(self.stubs)
         return CheckOutcome(status, self.passed, total, message, expected() if callable(expected) else expected,
                             observed() if callable(observed) else observed, finding or None,
-                            tuple(dict.fromkeys(p[4] for p in self.problems if not p[0] and p[4])))
+                            tuple(dict.fromkeys(p[4] for p in self.problems if not p[0] and p[4])),
+                            not_written=tuple(dict.fromkeys(self.stubs)) if only_stubs else ())

@@ -13,17 +13,20 @@ from grader.paths import atomic_write_text
 from grader.report.models import CheckReport, Report
 from grader.report.plots import heatmap_png, row_change_png
 from grader.report.view import (
-    PROBLEM,
     VISIBILITY_NOTE,
     Audience,
     fmt_number,
     for_audience,
     headline,
     held_back_note,
+    needs_work,
+    not_written_text,
+    points_cell,
     points_formatter,
     printable,
     problems,
     score_line,
+    to_do,
     truncate,
 )
 
@@ -36,6 +39,7 @@ _CSS = """
 .grader-report h3{font-size:1.05em;margin:.6em 0 .3em}
 .grader-report .score{font-size:1.25em;font-weight:600}
 .grader-report .ok{color:#1e7b34}.grader-report .bad{color:#b42318}.grader-report .skip{color:#666}
+.grader-report .todo{color:#8a5a00}
 .grader-report .diag{border-left:5px solid #b42318;background:#fff4f2;padding:.5em 1em;margin:.6em 0}
 .grader-report .diag.more{border-left-color:#e0a800;background:#fffaeb}
 .grader-report .praise{border-left:5px solid #1e7b34;background:#eefaf1;padding:.5em 1em}
@@ -53,6 +57,7 @@ _CSS = """
 
 _STATUS_CLASS = {"passed": "ok", "failed": "bad", "error": "bad", "skipped": "skip"}
 _STATUS_TEXT = {"passed": "\u2713 passed", "failed": "\u2717 failed", "error": "! error", "skipped": "- skipped"}
+_TO_DO_CELL = '<td class="todo">\u2026 to do</td>'  # waits for a function still raising NotImplementedError
 
 
 def _e(text: object) -> str:
@@ -112,25 +117,27 @@ def render_fragment(report: Report, *, audience: Audience = "student", published
     checks = report.checks
     fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
                            + [report.score, report.max_score])
-    bad = problems(checks)
+    bad = needs_work(checks)
     parts = [f'<div class="grader-report"><style>{_CSS}</style>',
              f"<h1>Attention check: {_e(report.submission)}</h1>",
              f'<p class="score">{_e(score_line(report, audience, held_back, published=published))}</p>',
-             f'<p class="{"diag" if bad else "praise"}">{_e(headline(report, checks, held_back=held_back))}</p>']
+             f'<p class="{"diag" if problems(checks) else "praise"}">{_e(headline(report, checks, held_back=held_back))}</p>']
     for n, d in enumerate(report.diagnoses):
         parts.append(f'<div class="diag{" more" if n else ""}"><h3>{"Also possible: " if n else ""}{_e(d.title)}</h3>'
                      f"<p>{_e(d.message)}</p><p class=\"reread\">Reread: {_e(d.section)}</p></div>")
     parts.append("<h2>Checks</h2><table><tr><th>group</th><th>check</th><th>status</th><th>points</th></tr>")
     for c in checks:
-        title = f'<a href="#check-{_e(c.id)}">{_e(c.title)}</a>' if c.status in PROBLEM else _e(c.title)
+        title = f'<a href="#check-{_e(c.id)}">{_e(c.title)}</a>' if c in bad else _e(c.title)
         if audience == "instructor" and c.visibility in VISIBILITY_NOTE:
             title += f' <em class="skip">({_e(VISIBILITY_NOTE[c.visibility])})</em>'
-        parts.append(f"<tr><td>{_e(c.group)}</td><td>{title}</td>"
-                     f'<td class="{_STATUS_CLASS[c.status]}">{_STATUS_TEXT[c.status]}</td>'
-                     f'<td class="num">{fmt(c.score)} / {fmt(c.max_score)}</td></tr>')
+        status = _TO_DO_CELL if to_do(c) else f'<td class="{_STATUS_CLASS[c.status]}">{_STATUS_TEXT[c.status]}</td>'
+        parts.append(f"<tr><td>{_e(c.group)}</td><td>{title}</td>{status}"
+                     f'<td class="num">{_e(points_cell(c, fmt))}</td></tr>')
     parts.append("</table>")
     if held_back:
         parts.append(f"<p>{_e(held_back_note(whole, audience, published=published))}</p>")
+    if waiting := not_written_text(checks):
+        parts.append(f'<p class="todo">{_e(waiting)}</p>')
     # Pictures before the details: the pattern is quicker to read than the numbers.
     parts += _visuals(report)
     if bad:

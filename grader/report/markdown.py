@@ -8,7 +8,6 @@ from pathlib import Path
 from grader.paths import atomic_write_text
 from grader.report.models import Heatmap, Report
 from grader.report.view import (
-    STATUS_WORD,
     VISIBILITY_NOTE,
     Audience,
     fmt_number,
@@ -16,10 +15,13 @@ from grader.report.view import (
     headline,
     held_back_note,
     leaked_cells,
+    needs_work,
+    not_written_text,
+    points_cell,
     points_formatter,
     printable,
-    problems,
     score_line,
+    status_word,
     truncate,
 )
 
@@ -91,16 +93,18 @@ def render_markdown(report: Report, *, audience: Audience = "student", published
     lines += ["## Checks", "", "| group | check | status | points |", "|---|---|---|---:|"]
     for c in checks:
         note = f" *({VISIBILITY_NOTE[c.visibility]})*" if audience == "instructor" and c.visibility in VISIBILITY_NOTE else ""
-        lines.append(f"| {md_escape(c.group)} | {md_escape(c.title)}{note} | {STATUS_WORD[c.status]} | "
-                     f"{fmt(c.score)} / {fmt(c.max_score)} |")
+        lines.append(f"| {md_escape(c.group)} | {md_escape(c.title)}{note} | {status_word(c)} | "
+                     f"{points_cell(c, fmt)} |")
     lines.append("")
     if held_back:
         lines += [held_back_note(whole, audience, published=published), ""]
-    bad = problems(checks)
+    if waiting := not_written_text(checks):
+        lines += [md_escape(waiting), ""]
+    bad = needs_work(checks)
     if bad:
         lines += ["## What to fix", ""]
     for c in bad:
-        lines += [f"### {md_escape(c.title)} ({STATUS_WORD[c.status]})", "", md_escape(c.feedback), ""]
+        lines += [f"### {md_escape(c.title)} ({status_word(c)})", "", md_escape(c.feedback), ""]
         if c.expected is not None:
             lines += ["Expected:", "", md_code_block(c.expected), ""]
         if c.observed is not None:

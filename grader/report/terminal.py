@@ -13,17 +13,21 @@ from rich.text import Text
 
 from grader.report.models import CheckReport, Report
 from grader.report.view import (
-    STATUS_WORD,
+    NO_POINTS,
     Audience,
     headline,
     held_back_note,
     isolation_text,
+    needs_work,
+    not_written_text,
     points_formatter,
     points_text,
     printable,
     problems,
     score_line,
     shown_checks,
+    status_word,
+    to_do,
     truncate,
 )
 
@@ -31,6 +35,7 @@ DETAILS = {"student": 3, "instructor": 0}  # a screenful; the HTML and markdown 
 TERMINAL_OUTPUT_LIMIT = 600  # the full printout is in the HTML report; a terminal only needs a taste
 _STYLE = {"passed": "green", "failed": "bold red", "error": "bold red", "skipped": "dim"}
 _SYMBOL = {"passed": "\u2713", "failed": "\u2717", "error": "!", "skipped": "-"}
+_TO_DO_SYMBOL, _TO_DO_STYLE = "\u2026", "yellow"  # waiting for a function to be written: calm, not red
 
 
 def _plain(console: Console) -> bool:
@@ -51,10 +56,12 @@ def render_terminal(report: Report, *, console: Console | None = None, audience:
     checks, held_back = shown_checks(report, audience)
     fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
                            + [report.score, report.max_score])
-    # Pad score and maximum separately so both the slashes and the last digits line up.
-    ws = max((len(fmt(c.score)) for c in checks), default=0)
-    wm = max((len(fmt(c.max_score)) for c in checks), default=0)
-    points = [f"{fmt(c.score):>{ws}} / {fmt(c.max_score):>{wm}}" for c in checks]
+    # Pad score and maximum separately so both the slashes and the last digits line up; a check
+    # worth nothing shows no score.
+    scored = [c for c in checks if c.max_score]
+    ws = max((len(fmt(c.score)) for c in scored), default=0)
+    wm = max((len(fmt(c.max_score)) for c in scored), default=0)
+    points = [f"{fmt(c.score):>{ws}} / {fmt(c.max_score):>{wm}}" if c.max_score else NO_POINTS for c in checks]
     if _plain(console):
         _render_plain(report, console, audience, checks, held_back, points, fmt, details)
     else:
@@ -62,7 +69,7 @@ def render_terminal(report: Report, *, console: Console | None = None, audience:
 
 
 def _more(checks: list[CheckReport], details: int) -> str | None:
-    rest = len(problems(checks)) - details
+    rest = len(needs_work(checks)) - details
     if rest <= 0 or details == 0:
         return None
     return f"{rest} more check(s) need work; the --html and --markdown reports explain each one."
@@ -95,11 +102,13 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
         out.append("")
     width = max((len(p) for p in points), default=0)
     for c, p in zip(checks, points, strict=True):
-        out.append(f"  {STATUS_WORD[c.status]:<8} {p:>{width}}  {_label(c, audience)}")
+        out.append(f"  {status_word(c):<8} {p:>{width}}  {_label(c, audience)}")
     if held_back:
         out.append(f"  ({held_back_note(report, audience, published=False)})")
-    for c in problems(checks)[:details]:
-        out += ["", f"{STATUS_WORD[c.status]}: {_label(c, audience)}"]
+    if waiting := not_written_text(checks):
+        out += ["", waiting]
+    for c in needs_work(checks)[:details]:
+        out += ["", f"{status_word(c)}: {_label(c, audience)}"]
         for label, text in _failure_lines(c):
             # Continuation lines keep the value column, so a multi-line message still reads as one.
             indent = " " * (12 if label else 2)
@@ -127,11 +136,14 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
     table.add_column("status")
     table.add_column("points", justify="right")
     for c, p in zip(checks, points, strict=True):
-        table.add_row(Text(printable(c.group)), Text(_label(c, audience)),
-                      Text(f"{_SYMBOL[c.status]} {c.status}", style=_STYLE[c.status]), Text(p))
+        status = Text(f"{_TO_DO_SYMBOL} to do", style=_TO_DO_STYLE) if to_do(c) else \
+            Text(f"{_SYMBOL[c.status]} {c.status}", style=_STYLE[c.status])
+        table.add_row(Text(printable(c.group)), Text(_label(c, audience)), status, Text(p))
     console.print(table)
     if held_back:
         console.print(Text(held_back_note(report, audience, published=False), style="dim"))
+    if waiting := not_written_text(checks):
+        console.print(Text(waiting, style=_TO_DO_STYLE))
     if report.diagnoses:
         top = report.diagnoses[0]
         body = Group(Text(printable(top.message)),
@@ -144,7 +156,7 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
     elif not problems(checks):
         console.print(Panel(Text(headline(report, checks, pictures=False, held_back=held_back)),
                             border_style="green"))
-    for c in problems(checks)[:details]:
+    for c in needs_work(checks)[:details]:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="bold", no_wrap=True)
         grid.add_column()

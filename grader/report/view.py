@@ -115,6 +115,36 @@ def score_line(report: Report, audience: Audience, held_back: int, *, published:
     return f"Score: {points}"
 
 
+def to_do(c: CheckReport) -> bool:
+    """A check that could not run only because a function it needs still raises NotImplementedError."""
+    return bool(c.not_written) and c.status in PROBLEM
+
+
+def needs_work(checks: Sequence[CheckReport]) -> list[CheckReport]:
+    """The problems worth a section of their own: not the checks waiting for a function to be written."""
+    return [c for c in problems(checks) if not to_do(c)]
+
+
+def status_word(c: CheckReport) -> str:
+    return TO_DO if to_do(c) else STATUS_WORD[c.status]
+
+
+def not_written_text(checks: Sequence[CheckReport]) -> str | None:
+    """One line for every check marked TO DO, instead of one section each repeating NotImplementedError."""
+    waiting = [c for c in checks if to_do(c)]
+    if not waiting:
+        return None
+    names = list(dict.fromkeys(n for c in waiting for n in c.not_written))
+    one = len(names) == 1
+    return (f"Not written yet: {' and '.join(names)} still raise{'s' if one else ''} NotImplementedError. "
+            f"The {len(waiting)} check(s) marked {TO_DO} run once {'it is' if one else 'they are'} written.")
+
+
+def points_cell(c: CheckReport, fmt: Callable[[float], str]) -> str:
+    """A check's points column: a check worth no points shows no score (`0 / 0` says nothing)."""
+    return NO_POINTS if c.max_score == 0 else f"{fmt(c.score)} / {fmt(c.max_score)}"
+
+
 def headline(report: Report, checks: Sequence[CheckReport], *, pictures: bool = True, held_back: int = 0) -> str:
     bad = problems(checks)
     if not checks:
@@ -221,3 +251,5 @@ def report_filename(submission: str, suffix: str) -> str:
 
 
 STATUS_WORD = {"passed": "passed", "failed": "FAILED", "error": "ERROR", "skipped": "skipped"}
+TO_DO = "TO DO"  # instead of ERROR, for a check that waits for a function still raising NotImplementedError
+NO_POINTS = "no points"  # the points column of a check worth 0 (the gate computes_attention)

@@ -27,6 +27,8 @@ class CheckReport(Model):
     ceiling: float | None = Field(None, description="The rubric's severity band, where what this check found is "
                                                     "what the band is for: while it fails (not errors), the total is "
                                                     "at most this share of the maximum.")
+    not_written: list[str] = Field([], description="Entry points still raising NotImplementedError, when that "
+                                                   "alone kept this check from running: shown as 'to do'.")
 
 
 class GroupTotal(Model):

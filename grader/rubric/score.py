@@ -116,10 +116,11 @@ def _report(
         expected=outcome.expected,
         observed=outcome.observed,
         # A hint is about what the check found; a check that could not run (the file does not
-        # compile, the call raised) found nothing yet, and its finding already says why.
-        hint=hints.next(check, outcome.finding) if status == "failed" else None,
+        # compile, the call raised, a stub not written yet) found nothing yet, and its finding already says why.
+        hint=hints.next(check, outcome.finding) if status == "failed" and not outcome.not_written else None,
         cases_passed=outcome.cases_passed,
         cases_total=outcome.cases_total,
+        not_written=list(outcome.not_written),
     )
 
 
