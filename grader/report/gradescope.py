@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from grader.report.markdown import md_code_block, md_escape
+from grader.report.markdown import md_code_block, md_escape, md_grader_text
 from grader.report.models import Report
 from grader.report.view import printable, truncate
 from grader.vocabulary import Visibility
@@ -48,7 +48,7 @@ def _output(check) -> str:
     if check.section and check.status != "passed":
         lines.append(f"\nReread: *{md_escape(check.section)}*")
     if check.hint and check.status != "passed":
-        lines.append(f"\nHint: {md_escape(check.hint)}")
+        lines.append(f"\n{md_grader_text(check.hint)}")  # labelled already: "Hint 2 of 3: ..." or "Hint: ..."
     return "\n".join(lines)
 
 

@@ -38,6 +38,21 @@ def md_escape(text: str) -> str:
     return _MD_LEADING.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
 
 
+# A CommonMark code span: a run of backticks, then the shortest text up to a run of the same length.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+def md_grader_text(text: str) -> str:
+    """The grader's own words (a rubric hint, nothing a student wrote): its `code` spans stay code,
+    everything between them is escaped as md_escape does. Never for text that quotes a submission."""
+    text = printable(text).replace("\n", " ")
+    parts, start = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        parts += [md_escape(text[start:m.start()]), m.group(0)]
+        start = m.end()
+    return "".join(parts) + md_escape(text[start:])
+
+
 def md_code_block(text: str) -> str:
     """A fence longer than any backtick run inside, so student text cannot close it."""
     text = printable(text)
@@ -112,7 +127,7 @@ def render_markdown(report: Report, *, audience: Audience = "student", published
         if c.section:
             lines += [f"Reread: *{md_escape(c.section)}*", ""]
         if c.hint:
-            lines += [md_escape(c.hint), ""]  # labelled already: "Hint 2 of 3: ..." or "Hint: ..."
+            lines += [md_grader_text(c.hint), ""]  # labelled already: "Hint 2 of 3: ..." or "Hint: ..."
     v = report.visuals
     if v.worked_example or v.random_probe or v.leak_row_change:
         lines += ["## Where information flows", ""]

@@ -74,3 +74,19 @@ def test_odd_shaped_weights_still_render():
     md = render_markdown(report)
     assert "| i \\ j | 0 | 1 | 2 | 3 |" in md and "| 1 | 1.000 |  |  |  |" in md
     assert render_html(report).count('data-kind="heatmap"') == 2
+
+
+def test_the_graders_own_inline_code_stays_code_and_student_text_stays_escaped():
+    """A rubric hint's `code` is code in markdown (and on Gradescope); a finding that quotes the
+    student keeps every backtick escaped; nothing else in a hint becomes markup."""
+    from grader.report.gradescope import to_gradescope
+
+    report = failing_report()
+    worked = report.checks[0]
+    worked.hint = "Hint 1 of 2: fill with `float(\"-inf\")` through `masked_fill`, not [0](http://e.example) *."
+    worked.feedback = "Could not run: raised ValueError: `x` [y](http://e.example) ``"
+    md = render_markdown(report)
+    assert 'Hint 1 of 2: fill with `float("-inf")` through `masked_fill`, not \\[0\\](http://e.example) \\*.' in md
+    assert "raised ValueError: \\`x\\` \\[y\\](http://e.example) \\`\\`" in md
+    output = to_gradescope(report).tests[0].output
+    assert "`masked_fill`" in output and "\\`x\\`" in output and "Hint: Hint" not in output
