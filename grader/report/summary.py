@@ -17,10 +17,13 @@ from markupsafe import Markup
 
 from grader.paths import atomic_write_text
 from grader.report.models import ClassSummary, SummaryRow
+from grader.report.view import points_text, score_text
 
 SLOWEST = 10
 
-_PAGE = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined).from_string("""\
+_ENV = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+_ENV.filters["score"] = score_text  # scores as every report prints them: 70.95, never 70.9479
+_PAGE = _ENV.from_string("""\
 <!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
@@ -36,7 +39,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 <h1>Class summary</h1>
 <p id="totals">{{ s.students }} students: {{ s.submissions }} graded, {{ s.no_submission }} without a submission,
 {{ s.grader_errors }} grader errors. Score mean {{ "%.1f"|format(s.mean) }}, median {{ "%.1f"|format(s.median) }},
-range {{ "%g"|format(s.min) }} to {{ "%g"|format(s.max) }} (of {{ "%g"|format(s.max_score) }}).</p>
+range {{ s.min|score }} to {{ s.max|score }} (of {{ s.max_score|score }}).</p>
 {% if histogram %}<figure><img id="histogram" alt="Histogram of scores" src="data:image/png;base64,{{ histogram }}">
 <figcaption>Scores of the graded submissions.</figcaption></figure>{% endif %}
 
@@ -74,7 +77,7 @@ read side by side; similarity alone is no evidence of copying, and no score chan
 <h2>Every student</h2>
 <table id="students"><tr><th>student</th><th>key</th><th>score</th><th>diagnoses</th><th>reports</th></tr>
 {% for r in s.rows %}<tr><td>{{ r.name }}</td><td>{{ r.student }}</td>
-<td class="num">{% if r.score is none %}{{ r.status|replace("_", " ") }}{% else %}{{ "%g"|format(r.score) }} / {{ "%g"|format(r.max_score) }}{% endif %}</td>
+<td class="num">{% if r.score is none %}{{ r.status|replace("_", " ") }}{% else %}{{ r.score|score }} / {{ r.max_score|score }}{% endif %}</td>
 <td>{{ r.diagnoses|join(", ") }}</td><td>{{ links(r) }}</td></tr>
 {% endfor %}</table>
 {% if s.skipped %}<h2>Not graded</h2><ul id="skipped">{% for k in s.skipped %}<li>{{ k.path }}: {{ k.reason }}</li>{% endfor %}</ul>{% endif %}
@@ -141,7 +144,7 @@ def render_summary_markdown(summary: ClassSummary) -> str:
     lines = ["# Class summary", "",
              f"{s.students} students: {s.submissions} graded, {s.no_submission} without a submission, "
              f"{s.grader_errors} grader errors. Score mean {s.mean:.1f}, median {s.median:.1f}, "
-             f"range {s.min:g} to {s.max:g} (of {s.max_score:g}).", "",
+             f"range {score_text(s.min)} to {score_text(s.max)} (of {score_text(s.max_score)}).", "",
              "## Pass rate per check", "", "| check | passed | failed | error | skipped | pass rate |",
              "|---|---:|---:|---:|---:|---:|"]
     lines += [f"| {md_escape(c.title)} | {c.passed} | {c.failed} | {c.error} | {c.skipped} | {c.pass_rate:.0%} |"
@@ -163,7 +166,7 @@ def render_summary_markdown(summary: ClassSummary) -> str:
               for p in s.similar] or ["None."]
     lines += ["", "## Every student", "", "| student | key | score | diagnoses | report |", "|---|---|---:|---|---|"]
     for r in s.rows:
-        score = r.status.replace("_", " ") if r.score is None else f"{r.score:g} / {r.max_score:g}"
+        score = r.status.replace("_", " ") if r.score is None else points_text(r.score, r.max_score)
         link = f"[report](reports/{quote(r.report)}.json), [feedback](feedback/{quote(r.report)}.md)" if r.report else ""
         lines.append(f"| {md_escape(r.name)} | {md_escape(r.student)} | {score} | {md_escape(', '.join(r.diagnoses))} | {link} |")
     return "\n".join(lines) + "\n"

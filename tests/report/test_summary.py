@@ -103,3 +103,12 @@ def test_summary_renders_in_headless_chromium(tmp_path):
     dom = done.stdout
     assert 'id="histogram"' in dom and 'id="students"' in dom, done.stderr[-2000:]
     assert "Ada <script>" not in dom and "alert(1)" in dom  # shown as text, never run
+
+
+def test_scores_print_as_the_reports_print_them():
+    s = summary()
+    s.rows[2].score, s.min = 70.947917, 61.0049
+    md, html = render_summary_markdown(s), render_summary_html(s)
+    assert "| 70.95 / 100 |" in md and "range 61 to 100 (of 100)" in md
+    assert "70.95 / 100" in html and "range 61 to 100 (of 100)" in html
+    assert "70.9479" not in md + html and "61.0049" not in md + html
