@@ -308,10 +308,13 @@ def not_implemented(ctx: Context) -> Facts | None:
         return None
     stub = [r for r in replies if r.error_type == "NotImplementedError"]
     if len(stub) == len(replies):
-        return {"what": "every call raised NotImplementedError"}
+        return {"what": "Nothing is implemented yet: every call raised NotImplementedError",
+                "next": "Start with the scores, S = Q K^T / sqrt(d_k), as in the chapter's Part 2."}
     heads = [ctx.obs.reply(p.id) for p in ctx.obs.probes.family("head") if not p.id.startswith("h.")]
     if heads and all(r.error_type == "NotImplementedError" for r in heads):
-        return {"what": "SingleHead still raises NotImplementedError"}
+        return {"what": "SingleHead still raises NotImplementedError",
+                "next": "It projects x into queries, keys and values with three Linear layers and hands them to your "
+                        "causal_attention, as in the chapter's Part 4."}
     return None
 
 

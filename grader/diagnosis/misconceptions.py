@@ -108,8 +108,7 @@ DECLARED: tuple[Misconception, ...] = (
     ),
     Misconception(
         "not_implemented", "Not implemented yet", HEAD, (file(ev.not_implemented), FINGERPRINT),
-        "Nothing is implemented yet: {what}.",
-        "Start with the scores, S = Q K^T / sqrt(d_k), as in the chapter's Part 2.",
+        "{what}. {next}",
     ),
     # ---- the calling contract
     Misconception(

@@ -103,3 +103,15 @@ def test_a_right_head_beside_a_wrong_function_is_not_called_miswired(sandbox, tm
     report = self_check(edited(tmp_path, "scale", SCALE, "/ q.shape[-1]"), sandbox=sandbox,
                         hint_state_path=tmp_path / "hints.json")
     assert "head_wiring" not in [d.id for d in report.diagnoses]
+
+
+def test_a_half_written_file_is_not_told_nothing_is_written(sandbox, tmp_path):
+    """Noticed by a helper: with causal_attention written and SingleHead still a stub, the diagnosis
+    said 'Nothing is implemented yet ... Start with the scores'."""
+    source = REFERENCE.read_text()
+    call = next(line for line in source.splitlines() if "causal_attention(self." in line)
+    path = tmp_path / "half.py"
+    path.write_text(source.replace(call, call.split("return")[0] + "raise NotImplementedError"))
+    d = top(sandbox, path)
+    assert d.id == "not_implemented" and "SingleHead still raises NotImplementedError" in d.message
+    assert "Nothing is implemented" not in d.message and "Start with the scores" not in d.message
