@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import torch
 
@@ -224,13 +225,26 @@ def first_bad_row(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance) 
     return int(rows[0]) if len(rows) else None
 
 
+class Problem(NamedTuple):
+    """One failing case: what the outcome quotes if it comes first (errors before failures)."""
+
+    could_not_run: bool
+    message: str
+    expected: Shown = None
+    observed: Shown = None
+    finding: str | None = None  # which of the check's declared findings it is
+
+
+def _shown(value: Shown) -> str | None:
+    return value() if callable(value) else value
+
+
 @dataclass
 class Cases:
     """Sub-cases of one check; the outcome reports the first problem in the chapter's words."""
 
     passed: int = 0
-    # (could not run, message, expected, observed, finding) per problem, in the order found
-    problems: list[tuple[bool, str, Shown, Shown, str | None]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # in the order found
     # With kinds (see `kind`): (kind, aspect, passed) per case; aspect None for a call that could not run.
     seen: list[tuple[str, str | None, bool]] | None = None
     _kind: str | None = None
@@ -257,14 +271,14 @@ class Cases:
 
     def fail(self, message: str, expected: str | None = None, observed: str | None = None,
              aspect: str | None = None) -> None:
-        self.problems.append((False, message, expected, observed, aspect))
+        self.problems.append(Problem(False, message, expected, observed, aspect))
         self._record(False, aspect or "")
 
     def error(self, reply: Reply, what: str, probe: Probe | None = None) -> None:
         """A case that could not run: which call, on which input shapes, what it raised."""
         where = f" on {shapes(probe)}" if probe is not None and "q" in probe.t else ""
-        self.problems.append((True, f"Could not run this check: {what}{where} raised {reply.error_type}: "
-                                    f"{reply.error}", None, None, None))
+        self.problems.append(Problem(True, f"Could not run this check: {what}{where} raised {reply.error_type}: "
+                                           f"{reply.error}"))
         self._record(False, None)
         entry = ENTRY_OF_TARGET.get(probe.call.meta.get("target")) if probe is not None else None
         self.stubs.append(entry if raised(reply, "NotImplementedError") else None)
@@ -296,13 +310,13 @@ class Cases:
             total = self.passed + len(self.problems)
         if not self.problems:
             return CheckOutcome("passed", self.passed, total, passed_feedback)
-        errored = [p for p in self.problems if p[0]]
-        is_error, message, expected, observed, finding = (errored or self.problems)[0]
+        errored = [p for p in self.problems if p.could_not_run]
+        quoted = (errored or self.problems)[0]
         status = "error" if errored else "failed"
         # Nothing ran but calls that raised NotImplementedError (CheckSpec.run keeps this only for a
         # function that raised it on every call, a stub not written yet).
         only_stubs = not self.passed and len(errored) == len(self.problems) and all(self.stubs)
-        return CheckOutcome(status, self.passed, total, message, expected() if callable(expected) else expected,
-                            observed() if callable(observed) else observed, finding or None,
-                            tuple(dict.fromkeys(p[4] for p in self.problems if not p[0] and p[4])),
+        return CheckOutcome(status, self.passed, total, quoted.message, _shown(quoted.expected),
+                            _shown(quoted.observed), quoted.finding or None,
+                            tuple(dict.fromkeys(p.finding for p in self.problems if p.finding)),
                             not_written=tuple(dict.fromkeys(self.stubs)) if only_stubs else ())
