@@ -306,7 +306,21 @@ def _build_visible() -> list[Probe]:
         # The chapter's configuration, then one where every size differs.
         *_head(gen, "head", 6, 2, None, (2, 4)),
         *_head(gen, "head.distinct", 5, 3, 4, (3, 6)),
+        _long(gen, ""),  # drawn last: every probe above keeps its numbers (and the catalogue its fingerprints)
     ]
+
+
+# Longer than the block sizes code copies from tutorials (8, 16, 32): a mask built once at a fixed size
+# and sliced, tril[:T, :T], is right up to that size and fails here. One flat probe: T^2 stays small.
+LONG = 40
+
+
+def _long(gen: torch.Generator, prefix: str) -> Probe:
+    s = _sizes(gen, "kv")
+    q, k = _randn(gen, LONG, s["k"], scale=0.3), _randn(gen, LONG, s["k"], scale=0.3)
+    probe = _attention(f"{prefix}rand.long", "rand", q, k, _randn(gen, LONG, s["v"]), variant="flat.long")
+    probe.info["fingerprint"] = False
+    return probe
 
 
 def hidden_seed(secret: str, source: bytes) -> int:
@@ -321,7 +335,7 @@ def hidden_probes(seed: int) -> list[Probe]:
         probes += _random_family(gen, "h.", T, f"T{T}.") + _leak_family(gen, "h.", T, f"T{T}.")
     sizes = _sizes(gen, "nkv", 5)  # T = 5, distinct from every width
     n, k, v = sizes["n"], sizes["k"], sizes["v"]
-    return [*probes, *_head(gen, "h.head", n, k, v, (2, 5))]
+    return [*probes, *_head(gen, "h.head", n, k, v, (2, 5)), _long(gen, "h.")]
 
 
 def build_probes(seed: int | None = None) -> ProbeSet:

@@ -253,3 +253,13 @@ def test_the_worked_example_reads_a_scale_from_its_own_final_row(grade, head_sou
 def test_a_wrong_axis_is_not_read_as_a_scale(grade, head_source):
     o = grade(head_source(SOFTMAX="torch.softmax(scores, dim=-2)")).outcomes["worked_example"]
     assert o.finding == "weights" and "times the chapter's scores" not in o.feedback
+
+
+def test_a_mask_built_once_at_a_tutorials_block_size_is_found(grade, head_source):
+    """Found by a user: nanoGPT's `tril = torch.tril(torch.ones(8, 8))`, sliced to [:T, :T], scored
+    100 with no diagnosis: no probe was longer than 8. A long probe (T = 40) in each set finds it."""
+    src = head_source(MASK="torch.ones(16, 16, dtype=torch.bool).tril()[:T, :T]")
+    g = grade(src)
+    assert "mask_structure" in failing(g) and "T = 40" not in g.outcomes["worked_example"].feedback
+    assert "(40, " in g.outcomes["mask_structure"].feedback
+    assert failing(grade(head_source())) == set()  # the same code sized from T passes

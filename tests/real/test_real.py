@@ -10,9 +10,7 @@ from __future__ import annotations
 
 KNOWN_WRONG = {
     "band_name": {},
-    "ids_name": {
-        "ng_video_lecture_v2_head": "the 8-position buffer's crashes on longer sequences are not named hardcoded_shape",
-    },
+    "ids_name": {},
 }
 
 
