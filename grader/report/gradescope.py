@@ -52,12 +52,23 @@ def _output(check) -> str:
     return "\n".join(lines)
 
 
+def _no_diagnosis(report: Report) -> str:
+    """The summary when no misconception is named: true of the checks, and naming no hidden one."""
+    shown = [c for c in report.checks if c.visibility == "visible"]
+    failing = [c for c in shown if c.status != "passed"]
+    if failing:
+        return f"{len(failing)} of {len(shown)} checks did not pass; each test below says why."
+    if any(c.status != "passed" for c in report.checks):
+        return "Every check shown here passed; your score also counts checks not shown here."
+    return "Every check passed."
+
+
 def to_gradescope(report: Report) -> GradescopeResults:
     diagnoses = "\n\n".join(f"**{md_escape(d.title)}.** {md_escape(d.message)} Reread *{md_escape(d.section)}*."
                             for d in report.diagnoses)
     if report.status == "grader_error":
         diagnoses = f"The grader failed on this file: {md_escape(report.error or '')}"
-    output = diagnoses or "Every check passed."
+    output = diagnoses or _no_diagnosis(report)
     ids = [d.id for d in report.diagnoses]
     return GradescopeResults(
         score=report.score,

@@ -90,3 +90,19 @@ def test_the_graders_own_inline_code_stays_code_and_student_text_stays_escaped()
     assert "raised ValueError: \\`x\\` \\[y\\](http://e.example) \\`\\`" in md
     output = to_gradescope(report).tests[0].output
     assert "`masked_fill`" in output and "\\`x\\`" in output and "Hint: Hint" not in output
+
+
+def test_gradescopes_summary_never_says_every_check_passed_when_one_failed():
+    """Found by a user: a file that failed five tests, with no misconception named, was summed up on
+    Gradescope as 'Every check passed.'."""
+    from grader.report.gradescope import to_gradescope
+
+    report = failing_report().model_copy(update={"diagnoses": []})
+    output = to_gradescope(report).output
+    assert "Every check passed" not in output and "did not pass" in output
+    hidden_only = report.model_copy(update={"checks": [
+        c.model_copy(update={"status": "passed"}) if c.visibility == "visible" else
+        c.model_copy(update={"status": "failed"}) for c in report.checks]})
+    said = to_gradescope(hidden_only).output
+    assert "shown here passed" in said and not any(c.id in said for c in report.checks)
+    assert to_gradescope(passing_report()).output == "Every check passed."
