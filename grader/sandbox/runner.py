@@ -36,6 +36,10 @@ class ReturnContractError(TypeError):
     """The submission returned something other than (out, weights) as plain tensors."""
 
 
+class LayerShapeError(ValueError):
+    """A SingleHead projection whose weight cannot hold the grader's: its own shape is the finding."""
+
+
 _FORBIDDEN_MARK = "is not allowed here: write the attention computation yourself"
 # The ready-made attention operators that ran (were attempted) since the runner last looked.
 FUSED_SEEN: list[str] = []
@@ -268,7 +272,13 @@ def _head(module: ModuleType, call: Frame) -> tuple[dict, dict]:
     head = head.to(call.tensors["x"].dtype)  # the grader compares in float64, like the chapter's lab
     with torch.no_grad():
         for name in ("query", "key", "value"):
-            getattr(head, name).weight.copy_(call.tensors[f"w_{name}"])
+            weight, given = getattr(head, name).weight, call.tensors[f"w_{name}"]
+            if weight.shape != given.shape:  # copy_ would raise from the grader's line, not the student's
+                raise LayerShapeError(
+                    f"SingleHead.{name}.weight has shape {tuple(weight.shape)}, but SingleHead({m['n_embd']}, "
+                    f"{m['d_k']}, {m.get('d_v')}) needs {tuple(given.shape)} there: nn.Linear(n_embd, width) "
+                    "stores its weight as (width, n_embd)")
+            weight.copy_(given)
     x = call.tensors["x"]
     out, weights, slips = _pair(head(x.clone()), tuple(x.shape[:-2]), x.shape[-2], m.get("d_v") or m["d_k"])
     if slips:

@@ -263,3 +263,13 @@ def test_a_mask_built_once_at_a_tutorials_block_size_is_found(grade, head_source
     assert "mask_structure" in failing(g) and "T = 40" not in g.outcomes["worked_example"].feedback
     assert "(40, " in g.outcomes["mask_structure"].feedback
     assert failing(grade(head_source())) == set()  # the same code sized from T passes
+
+
+def test_a_projection_of_the_wrong_width_is_told_its_shape_not_the_graders_crash(grade, head_source):
+    """Found by a user: `self.value = nn.Linear(n_embd, n_embd)` read 'raised RuntimeError: The size of
+    tensor a (6) must match the size of tensor b (2)', an error from the grader's own weight copy."""
+    src = head_source().replace("self.value = nn.Linear(n_embd, d_v or d_k, bias=False)",
+                                "self.value = nn.Linear(n_embd, n_embd, bias=False)")
+    text = grade(src).outcomes["single_head"].feedback
+    assert "SingleHead.value.weight has shape (6, 6)" in text and "(2, 6)" in text
+    assert "must match the size of tensor" not in text
