@@ -20,12 +20,14 @@ WORKED_ROWS = (
 def scaled_by(weights: torch.Tensor) -> float | None:
     """How many times the chapter's scores the final row's weights are the softmax of, when they are
     one (its log-shares rise as c x [0, ln 2, ln 4]); None when they are not shares of scaled scores."""
-    last = weights.detach().double()[-1] if weights.shape == (3, 3) else None
-    if last is None or not bool((last > 0).all()) or not bool(torch.isfinite(last).all()):
+    w = weights.detach().double() if weights.shape == (3, 3) else None
+    if w is None or not bool((w[1:, :2] > 0).all() and (w[2] > 0).all()) or not bool(torch.isfinite(w).all()):
         return None
-    rise = last.log() - last[0].log()
-    c1, c2 = float(rise[1]) / LN2, float(rise[2]) / LN4
-    return c1 if abs(c1 - c2) <= 1e-6 * max(1.0, abs(c1)) else None
+    c1, c2 = float(w[2, 1].log() - w[2, 0].log()) / LN2, float(w[2, 2].log() - w[2, 0].log()) / LN4
+    middle = float(w[1, 1].log() - w[1, 0].log()) / LN2  # the middle row rises by the same c over [0, ln 2]
+    same = all(abs(c - c1) <= 1e-6 * max(1.0, abs(c1)) for c in (c2, middle))
+    # Uniform or reversed shares (c <= 0) are not scaled scores: transposed ones, say.
+    return c1 if same and c1 > 1e-3 else None
 
 
 def _compare(cases: Cases, reply, name: str, expected: torch.Tensor, tol, story) -> None:

@@ -273,3 +273,10 @@ def test_a_projection_of_the_wrong_width_is_told_its_shape_not_the_graders_crash
     text = grade(src).outcomes["single_head"].feedback
     assert "SingleHead.value.weight has shape (6, 6)" in text and "(2, 6)" in text
     assert "must match the size of tensor" not in text
+
+
+def test_transposed_scores_are_not_read_as_a_scale(grade, head_source):
+    """Found by a user: k @ q^T gives uniform rows on the worked example, read as 'softmax of 0 times the
+    chapter's scores: its scores are scaled differently'."""
+    o = grade(head_source(SCORES="(k @ q.transpose(-2, -1)) / math.sqrt(q.shape[-1])")).outcomes["worked_example"]
+    assert o.finding == "weights" and "times the chapter's scores" not in o.feedback
