@@ -804,6 +804,24 @@ def hard_attention(ctx: Context) -> Facts | None:
     return None
 
 
+def out_not_from_weights(ctx: Context) -> Facts | None:
+    """Its out is not its own weights times v: the output was computed from other shares (before the
+    mask, transposed, ...) than the weights it returns. Compared with itself, on the worked example."""
+    probe = ctx.obs.probes.by_id["we"]
+    read = pair(ctx.obs.reply("we"), probe)
+    if read is None:
+        return None
+    out, w = (t.double() for t in read)
+    if not (bool(torch.isfinite(w).all()) and bool(torch.isfinite(out).all())):
+        return None
+    blended = w @ probe.t["v"].double()
+    gap = (out - blended).abs().amax(-1)
+    if float(gap.max()) <= 1e-5 * max(1.0, float(blended.abs().max())):
+        return None
+    row = int(gap.argmax())
+    return {"row": str(row), "mine": fmt(blended[row]), "out": fmt(out[row])}
+
+
 _ROLES = ("query", "key", "value")
 
 

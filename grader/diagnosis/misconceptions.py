@@ -159,6 +159,15 @@ DECLARED: tuple[Misconception, ...] = (
         "to one, which is why normalisation alone misses this.",
     ),
     Misconception(
+        "out_not_from_weights", "The output is not the weights times the values", DELIVER,
+        (behaviour(ev.out_not_from_weights),),
+        "On the worked example your own weights times v give {mine} at receiving position {row}, but your out "
+        "there is {out}: the output was computed from other shares than the weights you return.",
+        "Output row i blends the value vectors with the shares in row i: out = weights @ v, with the same "
+        "masked weights you return, so whatever the weights hide the output cannot use.",
+        costs=("worked_example", "zero_queries", "value_intervention", "leak_intervention", "random_probes"),
+    ),
+    Misconception(
         "mask_after_softmax", "Masks after softmax without renormalising", SHARES,
         (behaviour(ev.mask_reader("mask_after_softmax")), FINGERPRINT),
         "Your weight rows sum to {sums} on {where}: future shares were removed after softmax had already "

@@ -15,6 +15,7 @@ from grader.report.models import CheckReport, Report
 from grader.report.view import (
     NO_POINTS,
     Audience,
+    cap_line,
     headline,
     held_back_note,
     isolation_text,
@@ -90,6 +91,7 @@ def _failure_lines(c: CheckReport) -> list[tuple[str, str]]:
 def _render_plain(report, console, audience, checks, held_back, points, fmt, details) -> None:
     out: list[str] = [f"Attention check: {printable(report.submission)}",
                       score_line(report, audience, held_back, published=False),
+                      *([capped] if (capped := cap_line(report, checks)) else []),
                       printable(headline(report, checks, pictures=False, held_back=held_back)), ""]
     if report.status == "grader_error":
         out += [f"The grader failed on this file: {printable(report.error or '')}", ""]
@@ -128,6 +130,8 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
     total_style = "bold green" if not problems(checks) else "bold"
     console.print(Text.assemble(("Attention check: ", "bold"), printable(report.submission), "   ",
                                 (score_line(report, audience, held_back, published=False), total_style)))
+    if capped := cap_line(report, checks):
+        console.print(Text(capped, style="bold"))
     if report.status == "grader_error":
         console.print(Text.assemble(("The grader failed on this file: ", "bold red"), printable(report.error or "")))
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)

@@ -145,6 +145,16 @@ def points_cell(c: CheckReport, fmt: Callable[[float], str]) -> str:
     return NO_POINTS if c.max_score == 0 else f"{fmt(c.score)} / {fmt(c.max_score)}"
 
 
+def cap_line(report: Report, checks: Sequence[CheckReport]) -> str | None:
+    """Why the total is lower than its checks' points add up to, when a check shown here set the band."""
+    failing = [c for c in checks if c.ceiling is not None and c.status == "failed"]
+    binding = min(failing, key=lambda c: c.ceiling, default=None)
+    if binding is None or abs(report.score - binding.ceiling * report.max_score) > 1e-6:
+        return None
+    return (f"Capped at {points_text(report.score, report.max_score)} ({binding.ceiling:.0%}): \u201c{binding.title}\u201d "
+            "found a bug of that severity (the rubric's band for it).")
+
+
 def headline(report: Report, checks: Sequence[CheckReport], *, pictures: bool = True, held_back: int = 0) -> str:
     bad = problems(checks)
     if not checks:

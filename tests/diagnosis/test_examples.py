@@ -115,3 +115,17 @@ def test_a_half_written_file_is_not_told_nothing_is_written(sandbox, tmp_path):
     d = top(sandbox, path)
     assert d.id == "not_implemented" and "SingleHead still raises NotImplementedError" in d.message
     assert "Nothing is implemented" not in d.message and "Start with the scores" not in d.message
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("    scores = scores.masked_fill(~allowed, float(\"-inf\"))\n    weights = torch.softmax(scores, dim=-1)\n"
+     "    out = weights @ v\n",
+     "    out = torch.softmax(scores, dim=-1) @ v\n    scores = scores.masked_fill(~allowed, float(\"-inf\"))\n"
+     "    weights = torch.softmax(scores, dim=-1)\n"),  # the output blended before the mask
+    ("    out = weights @ v\n", "    out = weights.transpose(-2, -1) @ v\n"),
+])
+def test_an_output_from_other_shares_than_the_weights_is_named(sandbox, tmp_path, old, new):
+    """Found by a user: two leaks whose weights are right (the output was blended before the mask, or
+    with the weights transposed) got no diagnosis at all."""
+    d = top(sandbox, edited(tmp_path, "out", old, new))
+    assert d.id == "out_not_from_weights" and "your own weights times v give" in d.message

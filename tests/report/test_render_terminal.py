@@ -95,3 +95,18 @@ def test_details_are_limited_to_a_screenful(monkeypatch):
     class_run = _render(report, audience="instructor")
     assert "observed" not in class_run and "more check(s)" not in class_run
     assert "Diagnosis: Zero instead of -inf in the mask" in class_run
+
+
+def test_a_capped_total_says_why_in_its_header(monkeypatch):
+    """Found by a user: a leak's total was capped at 43.5 / 87, but the terminal listed only the worked
+    example's details and never said the total was capped, or by which check."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    report = failing_report()
+    leak = next(c for c in report.checks if c.visibility == "visible" and c.status == "failed")
+    leak = leak.model_copy(update={"ceiling": 0.1})
+    capped = report.model_copy(update={"checks": [leak if c.id == leak.id else c for c in report.checks],
+                                       "score": round(0.1 * report.max_score, 6)})
+    for console_kw in ({}, {"force_terminal": True}):
+        out = _render(capped, audience="instructor", **console_kw)
+        assert "Capped at" in re.sub(r"\x1b\[[0-9;]*m", "", out) and leak.title in out
+    assert "Capped at" not in _render(report, audience="instructor")
