@@ -87,3 +87,15 @@ def test_report_names_are_unique_and_safe():
                                                          ("file:alice_smith", "alice_smith"),
                                                          ("file:../../etc", "../../etc"), ("x", ""))}
     assert len(names) == 4 and all("/" not in n and not n.startswith(".") for n in names)
+
+
+def test_a_capped_total_is_explained_in_notes():
+    """Found by a user: a row's Score read 50 while its check columns summed to 69.83, with Notes empty."""
+    rep = _report(0)
+    rep.checks[1].ceiling = 0.5
+    capped = rep.model_copy(update={"score": 13.5})
+    rows = {r[1]: dict(zip(HEADER + ["check:worked_example", "check:mask_structure", "Diagnoses", "Notes"], r,
+                           strict=True)) for r in list(csv.reader(io.StringIO(gradebook_csv(
+                               [_result("bob", "2", capped), _result("eve", "3", rep)]))))[1:]}
+    assert "Capped at 13.5 / 27 (50%)" in rows["2"]["Notes"] and "Mask" in rows["2"]["Notes"]
+    assert rows["3"]["Notes"] == ""
