@@ -265,7 +265,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p = sub.add_parser("grade", help="grade submissions with every check (instructor)")
         p.add_argument("files", nargs="+",
                        help="submissions (.py, .ipynb, .zip) or class folders as Canvas, Moodle or Gradescope export them")
-        p.add_argument("--rubric", metavar="PATH")
+        p.add_argument("--rubric", metavar="PATH",
+                       help="instructor rubric YAML (default: the shipped one; `rubric validate PATH` checks it)")
         p.add_argument("--out", metavar="DIR",
                        help="keep results in DIR/store.sqlite3 as they are graded (rerun to resume), write "
                             "gradebook.csv, summary.json, skipped.csv and reports/")
