@@ -432,7 +432,7 @@ def _apply_roster(rows: list[Prepared], roster: str | os.PathLike) -> tuple[list
     c_email = col("email", "email address", "e-mail")
     c_section = col("section", "sections")
     c_group = col("group_name", "group name", "group", "groups", "team")
-    c_login = col("sis login id", "login_id", "username", "login", "sis user id")
+    c_login = col("sis login id", "login_id", "username", "login")  # SIS User ID is its own column (c_sis)
     c_sis = col("sis user id", "sis_user_id", "user_id")
     # Moodle's exports split the name: "First name" and "Last name" (or "Surname").
     c_first, c_last = col("first name", "firstname", "given name"), col("last name", "surname", "lastname")

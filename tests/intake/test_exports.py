@@ -280,3 +280,7 @@ def test_a_canvas_name_may_hold_an_underscore_and_the_roster_gives_the_sis_id(tm
     csv_text = gradebook_csv([StudentResult(student=p.student, status="no_submission", report_name="x")
                               for p in intake.students])
     assert "Lee, Ann\",1234,S1234,alee" in csv_text and ",2004,S2004,skim" in csv_text
+    # Found by a user: without a SIS Login ID column, the SIS User ID was copied into it.
+    roster.write_text("Student,ID,SIS User ID\n\"Lee, Ann\",1234,S1234\n")
+    lee = next(p.student for p in collect([export], roster=roster).students if p.student.id == "1234")
+    assert (lee.sis_id, lee.sis_login) == ("S1234", "")
