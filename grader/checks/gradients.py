@@ -17,6 +17,7 @@ from grader.probes import FD_STEP, Probe
 # |finite difference - autograd| <= FD_ABS * |grad| * |direction| + FD_REL * |autograd|: loose enough
 # for float32 arithmetic inside (roundoff / 2h), tight enough for a gradient cut or bent anywhere.
 FD_ABS, FD_REL = 1e-3, 1e-2
+GRADIENT_FINDINGS = ("missing", "shape", "nan", "zero", "mismatch")  # what a rubric hint may be `when`
 
 
 def _objective(reply: Reply, grad_out: torch.Tensor) -> float | None:
@@ -31,7 +32,7 @@ def _own_gradients(cases: Cases, obs: Observations, probe: Probe, reply: Reply, 
     """inputs: gradient name in the reply -> the probe tensor it belongs to."""
     if reply.meta.get("grad") == "detached":
         cases.fail(f"The output of {call} ({_shapes(probe)}) is not connected to {what} at all: backward() "
-                   "cannot reach them (the result does not require grad).")
+                   "cannot reach them (the result does not require grad).", aspect="missing")
         return
     usable = {}
     for name, tensor in inputs.items():
@@ -39,14 +40,16 @@ def _own_gradients(cases: Cases, obs: Observations, probe: Probe, reply: Reply, 
         label = tensor.removeprefix("w_")
         if got is None:
             cases.fail(f"No gradient reached {label} on probe {probe.id}: it took no part in computing the output.",
-                       "a gradient", "None")
+                       "a gradient", "None", aspect="missing")
         elif got.shape != probe.t[tensor].shape:
-            cases.fail(f"The gradient of {label} has shape {tuple(got.shape)}, not {tuple(probe.t[tensor].shape)}.")
+            cases.fail(f"The gradient of {label} has shape {tuple(got.shape)}, not {tuple(probe.t[tensor].shape)}.",
+                       aspect="shape")
         elif not bool(torch.isfinite(got).all()):
-            cases.fail(f"The gradient of {label} on probe {probe.id} contains NaN or inf.", "finite", fmt(got))
+            cases.fail(f"The gradient of {label} on probe {probe.id} contains NaN or inf.", "finite", fmt(got),
+                       aspect="nan")
         elif not bool(got.abs().sum() > 0):
             cases.fail(f"The gradient of {label} on probe {probe.id} is all zeros: nothing flows back through it.",
-                       "non-zero", fmt(got))
+                       "non-zero", fmt(got), aspect="zero")
         else:
             cases.ok()
             usable[tensor] = got.double()
@@ -79,7 +82,7 @@ def _own_gradients(cases: Cases, obs: Observations, probe: Probe, reply: Reply, 
                     f"by {FD_STEP:g} along a direction changes sum(out * grad_out) at a rate of {numeric:.6g}, but "
                     f"your gradient predicts {analytic:.6g}. Something in the forward pass is not seen by autograd "
                     "(.detach(), .data, a value written in place or computed outside torch).",
-                    f"{numeric:.6g}", f"{analytic:.6g}")
+                    f"{numeric:.6g}", f"{analytic:.6g}", aspect="mismatch")
 
 
 def _shapes(probe: Probe) -> str:
@@ -89,6 +92,7 @@ def _shapes(probe: Probe) -> str:
 @check("gradient_flow", title="Gradients reach q, k and v", group="Gradients", section=TRAINABLE,
        proves="Gradients of q, k and v are finite and non-zero and agree with finite differences of the "
               "submission's own function.",
+       findings=GRADIENT_FINDINGS,
        passed="Finite, non-zero gradients reach q, k and v and agree with your function's own finite "
               "differences.",
        property=True)
@@ -107,6 +111,7 @@ def gradient_flow(obs: Observations, tol: TolFn) -> CheckOutcome:
        needs="SingleHead",
        proves="Every projection of SingleHead gets a finite, non-zero gradient that agrees with finite "
               "differences of the module's own output.",
+       findings=GRADIENT_FINDINGS,
        passed="Every projection (query, key, value) receives a finite, non-zero gradient.",
        property=True)
 def single_head_gradients(obs: Observations, tol: TolFn) -> CheckOutcome:

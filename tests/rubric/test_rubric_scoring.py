@@ -277,6 +277,7 @@ def test_a_hint_speaks_to_what_the_check_found():
     assert hint("worked_example", "weights").startswith("Hint 1 of 2: Work the last receiving position")
     assert "[0.142857, 0.428571, 1.0]" in hint("mask_structure", "sums")
     assert hint("mask_structure", None) is None  # no finding named: no hint about another one
+    assert "NaN" in hint("gradient_flow", "nan") and ".detach()" not in hint("gradient_flow", "nan")
 
 
 def test_a_band_holds_only_for_the_findings_it_names():
