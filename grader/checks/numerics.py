@@ -92,7 +92,8 @@ def shift_invariance(obs: Observations, tol: TolFn) -> CheckOutcome:
        proves="Seeded float64 probes at several lengths, with distinct batch, head and width sizes, 0, 1 and 2 "
               "batch dimensions, a non-contiguous multi-head layout and extreme scores, match a trusted "
               "reference.",
-       passed="Every random probe, with and without batch dimensions, matches the trusted reference.")
+       passed="Every random probe, with and without batch dimensions, matches the trusted reference.",
+       findings=("out", "weights"))
 def random_probes(obs: Observations, tol: TolFn) -> CheckOutcome:
     return _by_kind(obs, "rand", tol)
 

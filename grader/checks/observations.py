@@ -14,6 +14,9 @@ from grader.sandbox import RunResult, protocol
 
 TolFn = Callable[[str], Tolerance]
 Shown = str | Callable[[], str] | None
+# Every check can find this: a call on inputs the contract allows raised (or hung). A rubric may name it
+# in `ceiling_when` where a crash is the kind of bug its band is for.
+CRASH = "crash"
 # The entry point a probe calls (its frame's "target"), as a student's file names it.
 ENTRY_OF_TARGET = {"attention": "causal_attention", "head": "SingleHead"}
 
@@ -277,8 +280,9 @@ class Cases:
     def error(self, reply: Reply, what: str, probe: Probe | None = None) -> None:
         """A case that could not run: which call, on which input shapes, what it raised."""
         where = f" on {shapes(probe)}" if probe is not None and "q" in probe.t else ""
+        stub = raised(reply, "NotImplementedError")  # not written yet: no finding, only a to-do
         self.problems.append(Problem(True, f"Could not run this check: {what}{where} raised {reply.error_type}: "
-                                           f"{reply.error}"))
+                                           f"{reply.error}", finding=None if stub else CRASH))
         self._record(False, None)
         entry = ENTRY_OF_TARGET.get(probe.call.meta.get("target")) if probe is not None else None
         self.stubs.append(entry if raised(reply, "NotImplementedError") else None)

@@ -10,6 +10,7 @@ from pydantic import ConfigDict, Discriminator, Field, StringConstraints, Tag, m
 from pydantic_core import PydanticCustomError
 
 from grader.checks.base import DEFAULT_TOLERANCES, Tolerance
+from grader.checks.observations import CRASH
 from grader.checks.registry import CHECK_IDS, CHECKS
 from grader.sandbox.models import Limits, MiB
 from grader.vocabulary import FloatDTypeName, Visibility
@@ -227,18 +228,18 @@ def _cross_check_problems(rubric: Rubric) -> list[Problem]:
                     f"requires {prerequisite!r}, which this rubric does not include; add that check or drop the requirement",
                 ))
     for i, check in enumerate(rubric.checks):
-        declared = CHECKS[check.id].findings
+        declared = (*CHECKS[check.id].findings, CRASH)  # any check can find a call that raised
         for j, finding in enumerate(check.ceiling_when or []):
             if finding not in declared:
                 problems.append((("checks", i, "ceiling_when", j), f"{check.id} reports no finding {finding!r}; it "
-                                 f"reports: {', '.join(declared) or 'none (drop ceiling_when)'}"))
+                                 f"reports: {', '.join(declared)}"))
         if check.ceiling_when is not None and check.ceiling is None:
             problems.append((("checks", i, "ceiling_when"), "ceiling_when without a ceiling: add the ceiling or drop it"))
         for k, hint in enumerate(check.hints):
             for j, finding in enumerate([] if isinstance(hint, str) else hint.when):
                 if finding not in declared:
                     problems.append((("checks", i, "hints", k, "when", j), f"{check.id} reports no finding "
-                                     f"{finding!r}; it reports: {', '.join(declared) or 'none (drop when)'}"))
+                                     f"{finding!r}; it reports: {', '.join(declared)}"))
     limits = rubric.limits
     if limits is not None:
         for name in ("call_s", "import_s"):

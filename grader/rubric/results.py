@@ -37,6 +37,8 @@ class GroupTotal(Model):
     max_score: float
 
 
+# Statuses whose ceiling holds: an error's only where the rubric named a crash (rubric/score.py `_band`).
+BANDED = ("failed", "error")
 _CAP_NOTE = re.compile(r"\nBecause this check did not pass, the total is capped at [^\n]*$")
 
 
@@ -48,7 +50,7 @@ def apply_ceiling(reports: list[CheckReport], score: float, max_score: float) ->
     follows the same rule as their own `check`; an earlier note is replaced."""
     for r in reports:
         r.feedback = _CAP_NOTE.sub("", r.feedback)
-    capped = [r for r in reports if r.ceiling is not None and r.status == "failed"]
+    capped = [r for r in reports if r.ceiling is not None and r.status in BANDED]
     if not capped:
         return score
     report = min(capped, key=lambda r: r.ceiling)

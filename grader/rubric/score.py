@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grader.checks.base import CheckOutcome
+from grader.checks.observations import CRASH
 from grader.checks.registry import CHECKS
 from grader.paths import atomic_write_text
 from grader.rubric.model import Rubric, RubricCheck
@@ -105,7 +106,7 @@ def _report(
         max_score=check.points,
         visibility=check.visibility,
         section=spec.section,
-        ceiling=_band(check, outcome),
+        ceiling=_band(check, outcome, status),
     )
     if status == "skipped" or outcome is None:
         return CheckReport(**common, score=0.0, feedback=_skipped_feedback(rubric, check, statuses, audience))
@@ -159,12 +160,15 @@ def _skipped_feedback(rubric: Rubric, check: RubricCheck, statuses: dict[str, St
     )
 
 
-def _band(check: RubricCheck, outcome: CheckOutcome | None) -> float | None:
-    """The check's severity band, where what it found is what the band is for (`ceiling_when`)."""
-    if check.ceiling is None or check.ceiling_when is None:
+def _band(check: RubricCheck, outcome: CheckOutcome | None, status: str) -> float | None:
+    """The check's severity band, where what it found is what the band is for (`ceiling_when`). A check
+    that could not run sets none, unless the rubric names a crash as that kind of bug."""
+    found = set(outcome.findings if outcome is not None else ())
+    if check.ceiling is None or (status == "error" and CRASH not in found & set(check.ceiling_when or ())):
+        return None if status == "error" else check.ceiling
+    if check.ceiling_when is None:
         return check.ceiling
-    found = outcome.findings if outcome is not None else ()
-    return check.ceiling if set(found) & set(check.ceiling_when) else None
+    return check.ceiling if found & set(check.ceiling_when) else None
 
 
 def _total(values) -> float:

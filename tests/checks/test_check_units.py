@@ -263,6 +263,9 @@ def test_a_mask_built_once_at_a_tutorials_block_size_is_found(grade, head_source
     assert "mask_structure" in failing(g) and "T = 40" not in g.outcomes["worked_example"].feedback
     assert "(40, " in g.outcomes["mask_structure"].feedback
     assert failing(grade(head_source())) == set()  # the same code sized from T passes
+    # A crash on lengths the contract allows is wrong math (the rubric names `crash` for the value
+    # checks' band), not the few cases it costs: at most 75, and no leak band.
+    assert 50 < g.score <= 75
 
 
 def test_a_projection_of_the_wrong_width_is_told_its_shape_not_the_graders_crash(grade, head_source):

@@ -182,12 +182,12 @@ CASES = {
     "hint for a finding the check does not report": (
         VALID.replace("points: 3", "points: 3\n    hints: [{text: 'Look at the mask.', when: [above]}]"),
         "8:",
-        "return_contract reports no finding 'above'; it reports: none (drop when)",
+        "return_contract reports no finding 'above'; it reports: crash",
     ),
     "band for a finding the check does not report": (
         VALID.replace("points: 3", "points: 3\n    ceiling: 0.5\n    ceiling_when: [above]"),
         "9:",
-        "return_contract reports no finding 'above'; it reports: none (drop ceiling_when)",
+        "return_contract reports no finding 'above'; it reports: crash",
     ),
     "ceiling_when without a ceiling": (
         VALID.replace("points: 3", "points: 3\n    ceiling_when: [above]"),

@@ -25,7 +25,7 @@ def outcomes(**overrides: CheckOutcome) -> dict[str, CheckOutcome]:
 
 def failed(passed: int = 1, total: int = 4, status: str = "failed", finding: str | None = None) -> CheckOutcome:
     return CheckOutcome(status, passed, total, "the check's own text", expected="[1, 0, 0]", observed="[1/3, 1/3, 1/3]",
-                        finding=finding)
+                        finding=finding, findings=(finding,) if finding else ())
 
 
 def by_id(scored):
@@ -80,7 +80,7 @@ def test_a_failing_check_with_a_ceiling_caps_the_total_and_says_so():
     scored = score_checks(rubric, outcomes(leak_intervention=failed(3, 4)), audience="instructor")
     assert scored.score == 50  # 96 without the severity band
     assert "capped at 50 of 100" in by_id(scored)["leak_intervention"].feedback
-    wrong_math = score_checks(rubric, outcomes(random_probes=failed(3, 4)), audience="instructor")
+    wrong_math = score_checks(rubric, outcomes(random_probes=failed(3, 4, finding="out")), audience="instructor")
     assert wrong_math.score == 75  # 97.75 without the band
     milder = score_checks(rubric, outcomes(zero_queries=failed(3, 4)), audience="instructor")
     assert milder.score == pytest.approx(100 - 5 / 4)  # no ceiling: nothing to cap
@@ -93,6 +93,18 @@ def test_a_check_that_could_not_run_loses_its_points_but_sets_no_band():
     crashed = score_checks(rubric, outcomes(mask_structure=failed(3, 4, "error")), audience="instructor")
     assert crashed.score == pytest.approx(100 - 10 / 4)
     assert "capped" not in by_id(crashed)["mask_structure"].feedback
+
+
+def test_a_crash_sets_a_band_only_where_the_rubric_names_it():
+    """A call that raised on inputs the contract allows is wrong math where the value checks' band names
+    `crash` (a mask fixed at 8 positions crashed at T = 40 and lost a fraction of a point); it is never a
+    leak: the mask and leak checks' bands do not name it."""
+    rubric = load_rubric(INSTRUCTOR)
+    crashed = score_checks(rubric, outcomes(random_probes=failed(3, 4, "error", "crash")), audience="instructor")
+    assert crashed.score == 75 and "capped at 75 of 100" in by_id(crashed)["random_probes"].feedback
+    for check_id in ("mask_structure", "leak_intervention"):
+        scored = score_checks(rubric, outcomes(**{check_id: failed(3, 4, "error", "crash")}), audience="instructor")
+        assert scored.score > 75 and "capped" not in by_id(scored)[check_id].feedback
 
 
 def test_an_error_shows_what_raised_and_not_the_rubrics_failure_text():
@@ -139,7 +151,7 @@ def test_student_never_sees_hidden_checks_but_instructor_counts_them():
     rubric = load_rubric(INSTRUCTOR)
     hidden = [c for c in rubric.checks if c.visibility != "visible"]
     assert {c.id for c in hidden} == {"random_probes", "sdpa_parity"}
-    given = outcomes(random_probes=failed(1, 4), sdpa_parity=failed(0, 2))
+    given = outcomes(random_probes=failed(1, 4, finding="weights"), sdpa_parity=failed(0, 2))
     instructor = score_checks(rubric, given, audience="instructor")
     student = score_checks(rubric, given, audience="student")
     # 100 - 9 x 3/4 - 4 = 89.25, capped at 75 by random_probes' severity band (wrong math)
