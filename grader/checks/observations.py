@@ -228,7 +228,7 @@ def first_bad_row(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance) 
     return int(rows[0]) if len(rows) else None
 
 
-class Problem(NamedTuple):
+class FailedCase(NamedTuple):
     """One failing case: what the outcome quotes if it comes first (errors before failures)."""
 
     could_not_run: bool
@@ -247,7 +247,7 @@ class Cases:
     """Sub-cases of one check; the outcome reports the first problem in the chapter's words."""
 
     passed: int = 0
-    problems: list[Problem] = field(default_factory=list)  # in the order found
+    problems: list[FailedCase] = field(default_factory=list)  # in the order found
     # With kinds (see `kind`): (kind, aspect, passed) per case; aspect None for a call that could not run.
     seen: list[tuple[str, str | None, bool]] | None = None
     _kind: str | None = None
@@ -274,14 +274,14 @@ class Cases:
 
     def fail(self, message: str, expected: str | None = None, observed: str | None = None,
              aspect: str | None = None) -> None:
-        self.problems.append(Problem(False, message, expected, observed, aspect))
+        self.problems.append(FailedCase(False, message, expected, observed, aspect))
         self._record(False, aspect or "")
 
     def error(self, reply: Reply, what: str, probe: Probe | None = None) -> None:
         """A case that could not run: which call, on which input shapes, what it raised."""
         where = f" on {shapes(probe)}" if probe is not None and "q" in probe.t else ""
         stub = raised(reply, "NotImplementedError")  # not written yet: no finding, only a to-do
-        self.problems.append(Problem(True, f"Could not run this check: {what}{where} raised {reply.error_type}: "
+        self.problems.append(FailedCase(True, f"Could not run this check: {what}{where} raised {reply.error_type}: "
                                            f"{reply.error}", finding=None if stub else CRASH))
         self._record(False, None)
         entry = ENTRY_OF_TARGET.get(probe.call.meta.get("target")) if probe is not None else None
