@@ -60,10 +60,10 @@ def export(folder: Path, n: int) -> None:
 
 def busy_seconds() -> float:
     """CPU time the whole machine has spent busy (every core, every process: the grader, the seed,
-    the zygotes and the sandboxed children alike), from /proc/stat; idle and iowait excluded."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+    the zygotes and the sandboxed children alike), from /proc/stat; idle, iowait and steal excluded."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]] + [0] * 8
+    user, nice, system, _idle, _iowait, irq, softirq = fields[:7]  # steal (the host's) is not ours
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 def class_with_store(n: int, fresh) -> tuple[float, float, float, list[float]]:
