@@ -118,7 +118,7 @@ def names_shapes(message: str, probe) -> bool:
        proves="Mismatched batch dimensions, lengths or widths (of q, k or v alone) and inputs with fewer than two "
               "dimensions raise ValueError (or a subclass) with a message naming the shapes.",
        passed="Mismatched batch dimensions, lengths and widths raise ValueError naming the shapes.",
-       property=True)
+       property=True, findings=("accepted", "message"))
 def shape_validation(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in obs.family("shape"):
@@ -127,11 +127,12 @@ def shape_validation(obs: Observations, tol: TolFn) -> CheckOutcome:
                            f"With {kind} ({shapes(probe)}) causal_attention should raise ValueError naming the "
                            "shapes; " + ("it returned a result instead." if reply.ok else
                                          f"it raised {reply.error_type}: {reply.error}"),
-                           "ValueError", "a result" if reply.ok else str(reply.error_type)):
+                           "ValueError", "a result" if reply.ok else str(reply.error_type), aspect="accepted"):
             continue
         cases.check(names_shapes(reply.error or "", probe),
                     f"With {kind} ({shapes(probe)}) the ValueError says \"{(reply.error or '')[:120]}\": name the "
-                    "shapes, so the caller sees which input is wrong.", "the shapes in the message", "no shape")
+                    "shapes, so the caller sees which input is wrong.", "the shapes in the message", "no shape",
+                    aspect="message")
     return cases.outcome()
 
 

@@ -290,6 +290,9 @@ def test_a_hint_speaks_to_what_the_check_found():
     assert "[0.142857, 0.428571, 1.0]" in hint("mask_structure", "sums")
     assert hint("mask_structure", None) is None  # no finding named: no hint about another one
     assert "NaN" in hint("gradient_flow", "nan") and ".detach()" not in hint("gradient_flow", "nan")
+    # A file that refuses mismatched shapes with a message lacking them is not told to compare shapes.
+    assert "put the shapes in it" in hint("shape_validation", "message")
+    assert "Compare shapes" in hint("shape_validation", "accepted")
 
 
 def test_a_band_holds_only_for_the_findings_it_names():
