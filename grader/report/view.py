@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePath
 
 from grader.report.models import CheckReport, GroupTotal, Report
-from grader.rubric.results import BANDED, apply_ceiling
+from grader.rubric.results import apply_ceiling, binding_band
 from grader.vocabulary import Audience
 
 OUTPUT_LIMIT = 2000  # characters of the submission's own printing shown back; it can be anything
@@ -89,9 +89,8 @@ def held_back_note(report: Report, audience: Audience, *, published: bool) -> st
     if published:
         note = f"{len(withheld)} hidden check(s) count toward this score but are not shown."
         # A band set by a check the reader cannot see must still be told, or the total cannot be explained.
-        failing = [c for c in report.checks if c.ceiling is not None and c.status in BANDED]
-        binding = min(failing, key=lambda c: c.ceiling, default=None)
-        if binding is not None and binding.id not in ids and abs(report.score - binding.ceiling * report.max_score) < 1e-6:
+        binding = binding_band(report.checks, report.score, report.max_score)
+        if binding is not None and binding.id not in ids:
             note += (f" One of them found a bug whose severity band caps the total at "
                      f"{points_text(report.score, report.max_score)} ({binding.ceiling:.0%}).")
         return note
@@ -147,9 +146,8 @@ def points_cell(c: CheckReport, fmt: Callable[[float], str]) -> str:
 
 def cap_line(report: Report, checks: Sequence[CheckReport]) -> str | None:
     """Why the total is lower than its checks' points add up to, when a check shown here set the band."""
-    failing = [c for c in checks if c.ceiling is not None and c.status in BANDED]
-    binding = min(failing, key=lambda c: c.ceiling, default=None)
-    if binding is None or abs(report.score - binding.ceiling * report.max_score) > 1e-6:
+    binding = binding_band(checks, report.score, report.max_score)
+    if binding is None:
         return None
     return (f"Capped at {points_text(report.score, report.max_score)} ({binding.ceiling:.0%}): \u201c{binding.title}\u201d "
             "found a bug of that severity (the rubric's band for it).")

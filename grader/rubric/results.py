@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from pydantic import Field
 
@@ -42,6 +43,17 @@ BANDED = ("failed", "error")
 _CAP_NOTE = re.compile(r"\nBecause this check did not pass, the total is capped at [^\n]*$")
 
 
+def binding_band(reports: Iterable[CheckReport], total: float | None = None,
+                 max_score: float | None = None) -> CheckReport | None:
+    """The check whose severity band is the lowest one set (a failing check's, or an error's where the
+    rubric named a crash); with a total, only when that band is what the total was capped at."""
+    banded = [r for r in reports if r.ceiling is not None and r.status in BANDED]
+    report = min(banded, key=lambda r: r.ceiling, default=None)
+    if report is None or total is None or abs(total - report.ceiling * max_score) < 1e-6:
+        return report
+    return None
+
+
 def apply_ceiling(reports: list[CheckReport], score: float, max_score: float) -> float:
     """Severity bands: a failing check with a ceiling caps the total (the lowest ceiling wins), and its
     feedback says so. Only a check that failed, that found the kind of bug its band names: one that
@@ -50,10 +62,9 @@ def apply_ceiling(reports: list[CheckReport], score: float, max_score: float) ->
     follows the same rule as their own `check`; an earlier note is replaced."""
     for r in reports:
         r.feedback = _CAP_NOTE.sub("", r.feedback)
-    capped = [r for r in reports if r.ceiling is not None and r.status in BANDED]
-    if not capped:
+    report = binding_band(reports)
+    if report is None:
         return score
-    report = min(capped, key=lambda r: r.ceiling)
     cap = round(report.ceiling * max_score, 6)
     if score <= cap:
         return score
