@@ -9,6 +9,7 @@ file, because editors save by writing a new file and renaming it over the old on
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from threading import Event
@@ -24,13 +25,15 @@ def changes(before: Report, after: Report) -> list[str]:
     lines: list[str] = []
     old = {c.id: c for c in before.checks}
     # One finding shared by many checks (the file no longer compiles) is said once, not per check.
-    newly = [c for c in after.checks if c.status in FAILING and (w := old.get(c.id)) is not None and w.status != c.status]
-    shared = {f for f in (_first_line(c.feedback) for c in newly) if sum(_first_line(c.feedback) == f for c in newly) > 2}
+    newly = {c.id: _first_line(c.feedback) for c in after.checks
+             if c.status in FAILING and (w := old.get(c.id)) is not None and w.status != c.status}
+    count = Counter(newly.values())
+    shared = [f for f in dict.fromkeys(newly.values()) if count[f] > 2]  # in report order: the same text every run
     for finding in shared:
-        titles = [c.title for c in newly if _first_line(c.feedback) == finding]
+        titles = [c.title for c in after.checks if newly.get(c.id) == finding]
         lines.append(f"  now failing: {len(titles)} checks ({', '.join(titles[:3])}, ...): {finding}")
     for c in after.checks:
-        if c in newly and _first_line(c.feedback) in shared:
+        if newly.get(c.id) in shared:
             continue
         was = old.get(c.id)
         if was is None or was.status == c.status:
