@@ -303,15 +303,15 @@ def process_exit(ctx: Context) -> Facts | None:
 
 
 def not_implemented(ctx: Context) -> Facts | None:
-    replies = [r for pid, r in ctx.obs.replies.items() if not pid.startswith("h.")]
-    if not replies or ctx.obs.load_error is not None:
+    """Stubs not written yet, as the reports' TO DO rows read them (Observations.not_written)."""
+    if ctx.obs.load_error is not None:
         return None
-    stub = [r for r in replies if r.error_type == "NotImplementedError"]
-    if len(stub) == len(replies):
-        return {"what": "Nothing is implemented yet: every call raised NotImplementedError",
-                "next": "Start with the scores, S = Q K^T / sqrt(d_k), as in the chapter's Part 2."}
-    heads = [ctx.obs.reply(p.id) for p in ctx.obs.probes.family("head") if not p.id.startswith("h.")]
-    if heads and all(r.error_type == "NotImplementedError" for r in heads):
+    stubs = ctx.obs.not_written()
+    if "causal_attention" in stubs:
+        what = ("Nothing is implemented yet: every call raised NotImplementedError" if "SingleHead" in stubs
+                else "causal_attention still raises NotImplementedError")
+        return {"what": what, "next": "Start with the scores, S = Q K^T / sqrt(d_k), as in the chapter's Part 2."}
+    if "SingleHead" in stubs:
         return {"what": "SingleHead still raises NotImplementedError",
                 "next": "It projects x into queries, keys and values with three Linear layers and hands them to your "
                         "causal_attention, as in the chapter's Part 4."}
@@ -833,10 +833,10 @@ def head_wiring(ctx: Context) -> Facts | None:
         reply, own = ctx.obs.reply(probe.id), ctx.obs.reply(f"{probe.id}.attention")
         if probe.id.startswith("h.") or not (reply.ok and own.ok):
             continue
-        x = probe.t["x"].double()
-        proj = {role: x @ probe.t[f"w_{role}"].double().T for role in _ROLES}
-        right, _ = expected.attention(*proj.values())
-        got, mine = reply.tensors.get("out"), output(own, ctx.obs.probes.by_id[f"{probe.id}.attention"])
+        projections = ctx.obs.probes.by_id[f"{probe.id}.attention"]  # x @ W^T for query, key and value
+        proj = dict(zip(_ROLES, (projections.t[n].double() for n in "qkv"), strict=True))
+        right = probe.memo("head", expected.head, probe.t)["out"]  # what single_head compared with
+        got, mine = reply.tensors.get("out"), output(own, projections)
         if got is None or mine is None or got.shape != right.shape or mine.shape != right.shape:
             continue
         got, mine = got.double(), mine.double()
@@ -848,7 +848,7 @@ def head_wiring(ctx: Context) -> Facts | None:
                 continue
             if torch.allclose(expected.attention(a, b, c)[0], got, atol=1e-8):
                 given = [f"the {r} projection as the {want}" for r, want in zip(order, _ROLES, strict=True) if r != want]
-                return {"wiring": " and ".join(given), "x": str(tuple(x.shape))}
+                return {"wiring": " and ".join(given), "x": str(tuple(probe.t["x"].shape))}
     return None
 
 
