@@ -229,17 +229,13 @@ def _cross_check_problems(rubric: Rubric) -> list[Problem]:
                 ))
     for i, check in enumerate(rubric.checks):
         declared = (*CHECKS[check.id].findings, CRASH)  # any check can find a call that raised
-        for j, finding in enumerate(check.ceiling_when or []):
-            if finding not in declared:
-                problems.append((("checks", i, "ceiling_when", j), f"{check.id} reports no finding {finding!r}; it "
-                                 f"reports: {', '.join(declared)}"))
+        named = [(("checks", i, "ceiling_when", j), f) for j, f in enumerate(check.ceiling_when or [])]
+        named += [(("checks", i, "hints", k, "when", j), f) for k, hint in enumerate(check.hints)
+                  if not isinstance(hint, str) for j, f in enumerate(hint.when)]
+        problems += [(loc, f"{check.id} reports no finding {f!r}; it reports: {', '.join(declared)}")
+                     for loc, f in named if f not in declared]
         if check.ceiling_when is not None and check.ceiling is None:
             problems.append((("checks", i, "ceiling_when"), "ceiling_when without a ceiling: add the ceiling or drop it"))
-        for k, hint in enumerate(check.hints):
-            for j, finding in enumerate([] if isinstance(hint, str) else hint.when):
-                if finding not in declared:
-                    problems.append((("checks", i, "hints", k, "when", j), f"{check.id} reports no finding "
-                                     f"{finding!r}; it reports: {', '.join(declared)}"))
     limits = rubric.limits
     if limits is not None:
         for name in ("call_s", "import_s"):

@@ -25,9 +25,9 @@ class CheckReport(Model):
     hint: str | None = None
     cases_passed: int = 0
     cases_total: int = 0
-    ceiling: float | None = Field(None, description="The rubric's severity band, where what this check found is "
-                                                    "what the band is for: while it fails (not errors), the total is "
-                                                    "at most this share of the maximum.")
+    ceiling: float | None = Field(None, description="The severity band this check set (it failed, finding what "
+                                                    "the rubric's band is for; or could not run, where the rubric "
+                                                    "names a crash): the total is at most this share of the maximum.")
     not_written: list[str] = Field([], description="Entry points still raising NotImplementedError, when that "
                                                    "alone kept this check from running: shown as 'to do'.")
 

@@ -161,14 +161,15 @@ def _skipped_feedback(rubric: Rubric, check: RubricCheck, statuses: dict[str, St
 
 
 def _band(check: RubricCheck, outcome: CheckOutcome | None, status: str) -> float | None:
-    """The check's severity band, where what it found is what the band is for (`ceiling_when`). A check
-    that could not run sets none, unless the rubric names a crash as that kind of bug."""
+    """The severity band this check sets: when it failed, finding what `ceiling_when` names (anything,
+    when it names nothing); when it could not run, only where the rubric names a crash."""
     found = set(outcome.findings if outcome is not None else ())
-    if check.ceiling is None or (status == "error" and CRASH not in found & set(check.ceiling_when or ())):
-        return None if status == "error" else check.ceiling
-    if check.ceiling_when is None:
+    named = set(check.ceiling_when) if check.ceiling_when is not None else None
+    if status == "failed" and (named is None or found & named):
         return check.ceiling
-    return check.ceiling if found & set(check.ceiling_when) else None
+    if status == "error" and named is not None and CRASH in found & named:
+        return check.ceiling
+    return None
 
 
 def _total(values) -> float:
