@@ -236,6 +236,7 @@ class FailedCase(NamedTuple):
     expected: Shown = None
     observed: Shown = None
     finding: str | None = None  # which of the check's declared findings it is
+    stub: str | None = None  # could not run only because this entry point raised NotImplementedError
 
 
 def _shown(value: Shown) -> str | None:
@@ -251,8 +252,6 @@ class Cases:
     # With kinds (see `kind`): (kind, aspect, passed) per case; aspect None for a call that could not run.
     seen: list[tuple[str, str | None, bool]] | None = None
     _kind: str | None = None
-    # Per errored case: the entry point that raised NotImplementedError, or None for any other error.
-    stubs: list[str | None] = field(default_factory=list)
 
     def kind(self, name: str) -> None:
         """The cases that follow belong to one kind of probe: its layout and scores, whatever its
@@ -281,11 +280,10 @@ class Cases:
         """A case that could not run: which call, on which input shapes, what it raised."""
         where = f" on {shapes(probe)}" if probe is not None and "q" in probe.t else ""
         stub = raised(reply, "NotImplementedError")  # not written yet: no finding, only a to-do
+        entry = ENTRY_OF_TARGET.get(probe.call.meta.get("target")) if probe is not None and stub else None
         self.problems.append(FailedCase(True, f"Could not run this check: {what}{where} raised {reply.error_type}: "
-                                           f"{reply.error}", finding=None if stub else CRASH))
+                                           f"{reply.error}", finding=None if stub else CRASH, stub=entry))
         self._record(False, None)
-        entry = ENTRY_OF_TARGET.get(probe.call.meta.get("target")) if probe is not None else None
-        self.stubs.append(entry if raised(reply, "NotImplementedError") else None)
 
     def check(self, good: bool, message: str, expected: Shown = None, observed: Shown = None,
               aspect: str | None = None) -> bool:
@@ -319,8 +317,8 @@ class Cases:
         status = "error" if errored else "failed"
         # Nothing ran but calls that raised NotImplementedError (CheckSpec.run keeps this only for a
         # function that raised it on every call, a stub not written yet).
-        only_stubs = not self.passed and len(errored) == len(self.problems) and all(self.stubs)
+        only_stubs = not self.passed and all(p.stub for p in self.problems)
         return CheckOutcome(status, self.passed, total, quoted.message, _shown(quoted.expected),
                             _shown(quoted.observed), quoted.finding or None,
                             tuple(dict.fromkeys(p.finding for p in self.problems if p.finding)),
-                            not_written=tuple(dict.fromkeys(self.stubs)) if only_stubs else ())
+                            not_written=tuple(dict.fromkeys(p.stub for p in self.problems)) if only_stubs else ())
