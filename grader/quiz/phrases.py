@@ -344,9 +344,12 @@ class Rivals:
 
     def __init__(self, phrasings: Iterable[str]):
         self.phrasings = [Phrasing("~" + p.removeprefix("~")) for p in phrasings]
+        self._last: tuple[Doc, list[Hit]] | None = None  # one answer is asked about many hits in a row
 
     def hits(self, doc: Doc) -> list[Hit]:
-        return [h for p in self.phrasings for h in p.hits(doc) if not _named_to_deny(doc, h)]
+        if self._last is None or self._last[0] is not doc:
+            self._last = (doc, [h for p in self.phrasings for h in p.hits(doc) if not _named_to_deny(doc, h)])
+        return self._last[1]
 
     def inside(self, doc: Doc, hit: Hit) -> bool:
         return any(hit.start <= r.start and r.end <= hit.end and not (r.consumed & hit.consumed)
