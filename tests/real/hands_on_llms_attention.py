@@ -1,13 +1,10 @@
-"""Real code: a learner's scaled dot-product attention module ("Hands-On LLMs").
+"""Style twin of Charmaineem/Hands-On-LLMs Transformer/layers.py @ 6371e45cf1b349b4f973d66e1a42a9528e77a2b5,
+written in this project from a description of that code's style (fill value, mask, scale, dtype,
+layout, bug); no line of it is copied.
 
-Source: Charmaineem/Hands-On-LLMs, Transformer/layers.py, commit
-6371e45cf1b349b4f973d66e1a42a9528e77a2b5 (stored copy, retrieved 2026-11-30), Attention.forward.
-Adapted: the body of forward is kept as written, including `d_k = k.dim()` and the debugging
-`print(s)`; `return output` becomes `return output, s` for the template's pair. The template's
-shape checks and SingleHead are added.
-Instructor's verdict: no causal mask at all (every position sees the future), and the scale is
-sqrt(k.dim()), the number of DIMENSIONS of k (2 for an unbatched input, 3 or 4 when batched), not
-sqrt(d_k). Leak: at most half. Band [0, 50]; ids [no_mask (first), wrong_scale].
+Instructor's verdict: no causal mask at all, so every position sees the future (the leak rule caps
+it at half), and the scale divides by the square root of k's number of dimensions, not its width;
+the weights are also printed on every call. Band [0, 50]; no_mask first, and wrong_scale.
 """
 
 import math
@@ -17,29 +14,33 @@ import torch.nn.functional as F
 from torch import nn
 
 
-def _check_shapes(q, k, v):
-    # Added for the template's contract; not part of the original.
+def _refuse_bad_shapes(q, k, v):
+    """Raise ValueError, naming the shapes, for any input the exercise's contract rules out."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() < 2:
-            raise ValueError(f"{name} needs at least 2 dimensions, got shape {tuple(t.shape)}")
-    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]) or not (q.shape[-2] == k.shape[-2] == v.shape[-2]):
-        raise ValueError(f"batch dimensions or lengths differ: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+            raise ValueError(f"{name} must have at least 2 dimensions (T, d), got shape {tuple(t.shape)}")
+    same_batch = q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+    same_length = q.shape[-2] == k.shape[-2] == v.shape[-2]
+    if not (same_batch and same_length):
+        raise ValueError(f"q, k and v must share their leading dimensions and T; got q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+        raise ValueError(f"q and k need the same feature width d_k; got q {tuple(q.shape)}, k {tuple(k.shape)}")
 
 
 def causal_attention(q, k, v):
-    _check_shapes(q, k, v)
-    d_k = k.dim()
-    dot = torch.matmul(q, k.transpose(-2, -1))
-    s = F.softmax(dot/math.sqrt(d_k), dim=-1)
-    print(s)
-    output = torch.matmul(s, v)
-    return output, s
+    _refuse_bad_shapes(q, k, v)
+    d_k = k.dim()  # the rank (2, 3 or 4), where the key width was meant
+    raw = torch.matmul(q, k.transpose(-2, -1))
+    weights = F.softmax(raw / math.sqrt(d_k), dim=-1)
+    print(weights)
+    return torch.matmul(weights, v), weights
 
 
 class SingleHead(nn.Module):
-    def __init__(self, n_embd, d_k, d_v=None):
+    """The exercise's head: three bias-free projections feeding causal_attention."""
+
+    def __init__(self, n_embd: int, d_k: int, d_v: int | None = None) -> None:
         super().__init__()
         self.query = nn.Linear(n_embd, d_k, bias=False)
         self.key = nn.Linear(n_embd, d_k, bias=False)

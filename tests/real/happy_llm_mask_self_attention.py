@@ -1,14 +1,10 @@
-"""Real code: the masked self-attention snippet of a Chinese LLM tutorial ("happy-llm", chapter 2).
+"""Style twin of niujiazhen/happy-llm docs/chapter2/code/maskSelfAttention.py @ b363c038390a8d36a2a4880383a082794af36b8b,
+written in this project from a description of that code's style (fill value, mask, scale, dtype,
+layout, bug); no line of it is copied.
 
-Source: niujiazhen/happy-llm, docs/chapter2/code/maskSelfAttention.py, commit
-b363c038390a8d36a2a4880383a082794af36b8b (stored copy, retrieved 2026-11-30).
-Adapted: the snippet computes `scores = x @ x.T / math.sqrt(2)` on a random (4, 2) x, adds a
-fixed (4, 4) triu(-inf) mask and applies softmax; here x's two roles become q and k, and the
-weights are applied to v (`attn @ v`) for the template's output. `.T`, sqrt(2) and the 4 x 4 mask
-are kept. The template's shape checks and SingleHead are added.
-Instructor's verdict: the snippet hard-codes its example: d_k = 2 in the scale, four positions in
-the mask, and `.T` (which reverses every axis of a batched tensor). Only unbatched inputs with
-exactly 4 positions work; everything else crashes or is wrong. Band [0, 30]; ids [hardcoded_shape].
+Instructor's verdict: the tutorial snippet bakes in its own example: a scale of sqrt(2), a mask for
+exactly four positions and a `.T` that only transposes 2-D tensors correctly, so anything but an
+unbatched four-position input crashes or comes out wrong. Band [0, 30]; hardcoded_shape, first.
 """
 
 import math
@@ -18,30 +14,32 @@ import torch.nn.functional as F
 from torch import nn
 
 
-def _check_shapes(q, k, v):
-    # Added for the template's contract; not part of the original.
+def _refuse_bad_shapes(q, k, v):
+    """Raise ValueError, naming the shapes, for any input the exercise's contract rules out."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() < 2:
-            raise ValueError(f"{name} needs at least 2 dimensions, got shape {tuple(t.shape)}")
-    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]) or not (q.shape[-2] == k.shape[-2] == v.shape[-2]):
-        raise ValueError(f"batch dimensions or lengths differ: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+            raise ValueError(f"{name} must have at least 2 dimensions (T, d), got shape {tuple(t.shape)}")
+    same_batch = q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+    same_length = q.shape[-2] == k.shape[-2] == v.shape[-2]
+    if not (same_batch and same_length):
+        raise ValueError(f"q, k and v must share their leading dimensions and T; got q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+        raise ValueError(f"q and k need the same feature width d_k; got q {tuple(q.shape)}, k {tuple(k.shape)}")
 
 
 def causal_attention(q, k, v):
-    _check_shapes(q, k, v)
-    scores = q @ k.T / math.sqrt(2)
-
-    mask = torch.triu(torch.full((4, 4), float("-inf")), diagonal=1)
-
-    masked_scores = scores + mask
-    attn = F.softmax(masked_scores, dim=-1)
-    return attn @ v, attn
+    _refuse_bad_shapes(q, k, v)
+    scores = q @ k.T / math.sqrt(2)  # .T reverses every axis; 2 is the snippet's d_k
+    future = torch.triu(torch.full((4, 4), float("-inf")), diagonal=1)  # the snippet's 4 positions, on the CPU
+    weights = F.softmax(scores + future, dim=-1)
+    return weights @ v, weights
 
 
 class SingleHead(nn.Module):
-    def __init__(self, n_embd, d_k, d_v=None):
+    """The exercise's head: three bias-free projections feeding causal_attention."""
+
+    def __init__(self, n_embd: int, d_k: int, d_v: int | None = None) -> None:
         super().__init__()
         self.query = nn.Linear(n_embd, d_k, bias=False)
         self.key = nn.Linear(n_embd, d_k, bias=False)

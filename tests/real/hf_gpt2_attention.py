@@ -1,69 +1,56 @@
-"""Real code: Hugging Face transformers' GPT-2 eager attention (GPT2Attention._attn).
+"""Style twin of huggingface/transformers src/transformers/models/gpt2/modeling_gpt2.py @ 0010f60284ab4b9d14b7df9c6525b1a2ad44e640
+(the eager attention under the default config: scaled, no layer-index scaling, no extra masks),
+written in this project from a description of that code's style (fill value, mask, scale, dtype,
+layout, bug); no line of it is copied.
 
-Source: huggingface/transformers, src/transformers/models/gpt2/modeling_gpt2.py, commit
-0010f60284ab4b9d14b7df9c6525b1a2ad44e640 (stored copy, retrieved 2026-11-30), GPT2Attention._attn
-with the defaults of GPT2Config (scale_attn_weights=True, scale_attn_by_inverse_layer_idx=False,
-not cross-attention, no attention_mask or head_mask).
-Adapted: the body of _attn is kept as written, with the (1, 1, max_positions, max_positions) bool
-`bias` buffer (max_positions = 1024) sliced as in the original, the finfo.min fill through
-torch.where and the cast back to value's dtype. Dropout is dropped. The template's shape checks
-and SingleHead are added.
-Instructor's verdict: the scores are divided by sqrt(value.size(-1)), the VALUE width, so the
-scale is wrong whenever d_v != d_k (GPT-2 never notices: its heads have d_v == d_k); in addition the
-4-D bias buffer gives unbatched and singly batched inputs extra leading dimensions. Wrong math,
-no leak. Band [30, 85]; ids [wrong_scale].
+Instructor's verdict: wrong math without a leak. Scores are divided by the square root of the value
+width, which differs from the key width whenever d_v != d_k (GPT-2's heads have equal widths, so
+the model never shows it); the (1, 1, 1024, 1024) mask also gives unbatched and singly batched
+inputs extra leading dimensions. Band [30, 85]; wrong_scale, first.
 """
 
 import torch
 from torch import nn
 
-max_positions = 1024
-bias = torch.tril(torch.ones((max_positions, max_positions), dtype=torch.bool)).view(
-    1, 1, max_positions, max_positions
-)
+MAX_POSITIONS = 1024
+# a plain CPU global, never moved: True where a query may look
+CAUSAL = torch.tril(torch.ones((MAX_POSITIONS, MAX_POSITIONS), dtype=torch.bool)).view(
+    1, 1, MAX_POSITIONS, MAX_POSITIONS)
 
 
-def _check_shapes(q, k, v):
-    # Added for the template's contract; not part of the original.
+def _refuse_bad_shapes(q, k, v):
+    """Raise ValueError, naming the shapes, for any input the exercise's contract rules out."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() < 2:
-            raise ValueError(f"{name} needs at least 2 dimensions, got shape {tuple(t.shape)}")
-    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]) or not (q.shape[-2] == k.shape[-2] == v.shape[-2]):
-        raise ValueError(f"batch dimensions or lengths differ: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+            raise ValueError(f"{name} must have at least 2 dimensions (T, d), got shape {tuple(t.shape)}")
+    same_batch = q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+    same_length = q.shape[-2] == k.shape[-2] == v.shape[-2]
+    if not (same_batch and same_length):
+        raise ValueError(f"q, k and v must share their leading dimensions and T; got q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+        raise ValueError(f"q and k need the same feature width d_k; got q {tuple(q.shape)}, k {tuple(k.shape)}")
 
 
 def causal_attention(q, k, v):
-    _check_shapes(q, k, v)
+    _refuse_bad_shapes(q, k, v)
     query, key, value = q, k, v
-    attn_weights = torch.matmul(query, key.transpose(-1, -2))
-
-    attn_weights = attn_weights / torch.full(
-        [], value.size(-1) ** 0.5, dtype=attn_weights.dtype, device=attn_weights.device
-    )
-
-    # if only "normal" attention layer implements causal mask
-    query_length, key_length = query.size(-2), key.size(-2)
-    causal_mask = bias[:, :, key_length - query_length : key_length, :key_length]
-    mask_value = torch.finfo(attn_weights.dtype).min
-    # Need to be a tensor, otherwise we get error: `RuntimeError: expected scalar type float but found double`.
-    # Need to be on the same device, otherwise `RuntimeError: ..., x and y to be on the same device`
-    mask_value = torch.full([], mask_value, dtype=attn_weights.dtype).to(attn_weights.device)
-    attn_weights = torch.where(causal_mask, attn_weights.to(attn_weights.dtype), mask_value)
-
-    attn_weights = nn.functional.softmax(attn_weights, dim=-1)
-
-    # Downcast (if necessary) back to V's dtype (if in mixed-precision) -- No-Op otherwise
-    attn_weights = attn_weights.type(value.dtype)
-
-    attn_output = torch.matmul(attn_weights, value)
-
-    return attn_output, attn_weights
+    logits = torch.matmul(query, key.transpose(-1, -2))
+    logits = logits / torch.full([], value.size(-1) ** 0.5, dtype=logits.dtype, device=logits.device)
+    q_len, k_len = query.size(-2), key.size(-2)
+    window = CAUSAL[:, :, k_len - q_len : k_len, :k_len]
+    lowest = torch.finfo(logits.dtype).min
+    lowest = torch.full([], lowest, dtype=logits.dtype).to(logits.device)
+    logits = torch.where(window, logits.to(logits.dtype), lowest)
+    probs = nn.functional.softmax(logits, dim=-1)
+    probs = probs.type(value.dtype)
+    return torch.matmul(probs, value), probs
 
 
 class SingleHead(nn.Module):
-    def __init__(self, n_embd, d_k, d_v=None):
+    """The exercise's head: three bias-free projections feeding causal_attention."""
+
+    def __init__(self, n_embd: int, d_k: int, d_v: int | None = None) -> None:
         super().__init__()
         self.query = nn.Linear(n_embd, d_k, bias=False)
         self.key = nn.Linear(n_embd, d_k, bias=False)

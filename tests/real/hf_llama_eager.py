@@ -1,18 +1,10 @@
-"""Real code: Hugging Face transformers' LLaMA eager attention and its causal mask.
+"""Style twin of huggingface/transformers src/transformers/models/llama/modeling_llama.py @ 002272831fba584eb30dca9729c1be456836960a
+(the eager attention and the model's causal mask, no padding, cache positions 0..T-1; the mask kept
+2-D), written in this project from a description of that code's style (fill value, mask, scale,
+dtype, layout, bug); no line of it is copied.
 
-Source: huggingface/transformers, src/transformers/models/llama/modeling_llama.py, commit
-002272831fba584eb30dca9729c1be456836960a (stored copy, retrieved 2026-11-30), LlamaAttention.forward
-(scores, additive mask, float32 softmax, output) and the mask of LlamaModel._update_causal_mask
-(no padding mask, cache_position = arange(T)).
-Adapted: projections, rotary embeddings, the KV cache and grouped heads are dropped; the mask is
-built as _update_causal_mask builds it (finfo(dtype).min, triu(diagonal=1), the cache_position
-product) without its final expansion to (batch, 1, T, T), which needs a batch size an unbatched
-input does not have; `key_states.transpose(2, 3)` names the last two axes of the 4-D layout the
-original receives and is written transpose(-2, -1). The template's shape checks and SingleHead
-are added.
-Instructor's verdict: correct math; the softmax is computed in float32 and cast back
-(`dtype=torch.float32` ... `.to(query_states.dtype)`), so float64 inputs are right to about 1e-7:
-a precision finding only. Band [95, 100]; ids [dtype_downcast].
+Instructor's verdict: correct math; the one finding is precision, since the softmax is computed in
+float32 and cast back to the input's dtype. Band [95, 100]; dtype_downcast, first.
 """
 
 import math
@@ -21,42 +13,42 @@ import torch
 from torch import nn
 
 
-def _check_shapes(q, k, v):
-    # Added for the template's contract; not part of the original.
+def _refuse_bad_shapes(q, k, v):
+    """Raise ValueError, naming the shapes, for any input the exercise's contract rules out."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() < 2:
-            raise ValueError(f"{name} needs at least 2 dimensions, got shape {tuple(t.shape)}")
-    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]) or not (q.shape[-2] == k.shape[-2] == v.shape[-2]):
-        raise ValueError(f"batch dimensions or lengths differ: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+            raise ValueError(f"{name} must have at least 2 dimensions (T, d), got shape {tuple(t.shape)}")
+    same_batch = q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+    same_length = q.shape[-2] == k.shape[-2] == v.shape[-2]
+    if not (same_batch and same_length):
+        raise ValueError(f"q, k and v must share their leading dimensions and T; got q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+        raise ValueError(f"q and k need the same feature width d_k; got q {tuple(q.shape)}, k {tuple(k.shape)}")
 
 
 def causal_attention(q, k, v):
-    _check_shapes(q, k, v)
-    query_states, key_states, value_states = q, k, v
-    head_dim = q.shape[-1]
-
+    _refuse_bad_shapes(q, k, v)
+    width = q.shape[-1]
     dtype, device = q.dtype, q.device
-    min_dtype = torch.finfo(dtype).min
-    sequence_length = target_length = q.shape[-2]
-    cache_position = torch.arange(sequence_length, device=device)
-    causal_mask = torch.full((sequence_length, target_length), fill_value=min_dtype, dtype=dtype, device=device)
-    if sequence_length != 1:
-        causal_mask = torch.triu(causal_mask, diagonal=1)
-    causal_mask *= torch.arange(target_length, device=device) > cache_position.reshape(-1, 1)
-
-    attn_weights = torch.matmul(query_states, key_states.transpose(-2, -1)) / math.sqrt(head_dim)
-    attn_weights = attn_weights + causal_mask
-
-    # upcast attention to fp32
-    attn_weights = nn.functional.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)
-    attn_output = torch.matmul(attn_weights, value_states)
-    return attn_output, attn_weights
+    floor = torch.finfo(dtype).min
+    n = q.shape[-2]
+    positions = torch.arange(n, device=device)
+    penalty = torch.full((n, n), fill_value=floor, dtype=dtype, device=device)
+    if n != 1:
+        penalty = torch.triu(penalty, diagonal=1)
+    # keeps the floor strictly above the diagonal, zero elsewhere
+    penalty *= torch.arange(n, device=device) > positions.reshape(-1, 1)
+    logits = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(width)
+    logits = logits + penalty
+    probs = nn.functional.softmax(logits, dim=-1, dtype=torch.float32).to(q.dtype)
+    return torch.matmul(probs, v), probs
 
 
 class SingleHead(nn.Module):
-    def __init__(self, n_embd, d_k, d_v=None):
+    """The exercise's head: three bias-free projections feeding causal_attention."""
+
+    def __init__(self, n_embd: int, d_k: int, d_v: int | None = None) -> None:
         super().__init__()
         self.query = nn.Linear(n_embd, d_k, bias=False)
         self.key = nn.Linear(n_embd, d_k, bias=False)

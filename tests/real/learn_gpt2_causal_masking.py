@@ -1,54 +1,51 @@
-"""Real code: a GPT-2 tutorial's reference solution for causal masking.
+"""Style twin of msaelices/learn-gpt2 problems/05-causal-masking/solution.py @ 1e39426aaf23ce0c764078027176b3648c262007
+(steps 4 to 8 of the causal multi-head attention), written in this project from a description of
+that code's style (fill value, mask, scale, dtype, layout, bug); no line of it is copied.
 
-Source: msaelices/learn-gpt2, problems/05-causal-masking/solution.py, commit
-1e39426aaf23ce0c764078027176b3648c262007 (stored copy, retrieved 2026-11-30),
-CausalMultiHeadAttention.forward, steps 4 to 8.
-Adapted: the packed c_attn projection, the head split/merge, dropout and c_proj are dropped; steps
-4-8 are kept as written, including the (1, 1, n_positions, n_positions) `bias` buffer
-(n_positions = 1024, the default) sliced with `[:, :, :seq_len, :seq_len]`; head_dim is read from
-the inputs. The template's shape checks and SingleHead are added.
-Instructor's verdict: correct math; the 4-D mask buffer broadcasts unbatched and singly batched
-inputs to 4-D results (extra leading dimensions): an interface slip, at most 10% off.
-Band [90, 99]; no catalogued id.
+Instructor's verdict: correct math; the (1, 1, 1024, 1024) mask buffer gives unbatched and singly
+batched inputs extra leading dimensions, an interface slip worth at most a tenth. Band [90, 99];
+no catalogued misconception has to be named.
 """
 
 import torch
 from torch import nn
 
-n_positions = 1024
-# This is a lower-triangular matrix where mask[i,j] = 1 if j <= i
-bias = torch.tril(torch.ones(n_positions, n_positions)).view(1, 1, n_positions, n_positions)
+N_POSITIONS = 1024
+# ones on and below the diagonal: position i may use positions 0..i
+LOWER = torch.tril(torch.ones(N_POSITIONS, N_POSITIONS)).view(1, 1, N_POSITIONS, N_POSITIONS)
 
 
-def _check_shapes(q, k, v):
-    # Added for the template's contract; not part of the original.
+def _refuse_bad_shapes(q, k, v):
+    """Raise ValueError, naming the shapes, for any input the exercise's contract rules out."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() < 2:
-            raise ValueError(f"{name} needs at least 2 dimensions, got shape {tuple(t.shape)}")
-    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]) or not (q.shape[-2] == k.shape[-2] == v.shape[-2]):
-        raise ValueError(f"batch dimensions or lengths differ: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+            raise ValueError(f"{name} must have at least 2 dimensions (T, d), got shape {tuple(t.shape)}")
+    same_batch = q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+    same_length = q.shape[-2] == k.shape[-2] == v.shape[-2]
+    if not (same_batch and same_length):
+        raise ValueError(f"q, k and v must share their leading dimensions and T; got q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+        raise ValueError(f"q and k need the same feature width d_k; got q {tuple(q.shape)}, k {tuple(k.shape)}")
 
 
 def causal_attention(q, k, v):
-    _check_shapes(q, k, v)
-    seq_len, head_dim = q.size(-2), q.size(-1)
-    # Step 4: Compute scaled dot-product attention scores
-    attn_scores = (q @ k.transpose(-2, -1)) / (head_dim**0.5)
-    # Step 5: Apply causal mask (prevent attending to future positions)
-    attn_scores = attn_scores.masked_fill(
-        bias[:, :, :seq_len, :seq_len] == 0, float("-inf")
-    )
-    # Step 6: Apply softmax to get attention weights
-    attn_weights = torch.softmax(attn_scores, dim=-1)
-    # Step 8: Apply attention to values
-    out = attn_weights @ v
-    return out, attn_weights
+    _refuse_bad_shapes(q, k, v)
+    seq_len, head_dim = q.shape[-2], q.shape[-1]
+    # step 4: similarities, scaled
+    scores = (q @ k.transpose(-2, -1)) / (head_dim ** 0.5)
+    # step 5: the future gets -inf
+    scores = scores.masked_fill(LOWER[:, :, :seq_len, :seq_len] == 0, float("-inf"))
+    # step 6: weights along the source axis
+    weights = torch.softmax(scores, dim=-1)
+    # step 8: mix the values (step 7, dropout, is gone)
+    return weights @ v, weights
 
 
 class SingleHead(nn.Module):
-    def __init__(self, n_embd, d_k, d_v=None):
+    """The exercise's head: three bias-free projections feeding causal_attention."""
+
+    def __init__(self, n_embd: int, d_k: int, d_v: int | None = None) -> None:
         super().__init__()
         self.query = nn.Linear(n_embd, d_k, bias=False)
         self.key = nn.Linear(n_embd, d_k, bias=False)

@@ -1,43 +1,45 @@
-"""Real code: nanoGPT's default attention path (flash attention through PyTorch's fused kernel).
+"""Style twin of karpathy/nanoGPT model.py @ 0011cd4442915c844e9b8f5c5117f25f5a7096c5 (the causal
+self-attention's fused branch), written in this project from a description of that code's style
+(fill value, mask, scale, dtype, layout, bug); no line of it is copied.
 
-Source: karpathy/nanoGPT, model.py, commit 0011cd4442915c844e9b8f5c5117f25f5a7096c5 (stored copy,
-retrieved 2026-11-30), CausalSelfAttention.forward, the `if self.flash:` branch, which PyTorch >= 2.0
-always takes.
-Adapted: the head split and projections are dropped; the branch is kept as written with dropout
-off (`dropout_p=0`, eval mode). The fused call returns no weights, so the template's pair is
-completed the way a student would have to: a second fused call attending over an identity matrix
-of values. The template's shape checks and SingleHead are added.
-Instructor's verdict: it calls torch.nn.functional.scaled_dot_product_attention, which the exercise
-forbids: none of the attention is the student's own work, although every value is right.
-Band [0, 50]; ids [forbidden_api].
+Instructor's verdict: every number is right, but the exercise forbids the fused scaled dot-product
+attention call, and here it does all of the work (twice: once more with an identity as the values,
+to read the weights back). Band [0, 50]; forbidden_api, first.
 """
 
 import torch
 from torch import nn
 
 
-def _check_shapes(q, k, v):
-    # Added for the template's contract; not part of the original.
+def _refuse_bad_shapes(q, k, v):
+    """Raise ValueError, naming the shapes, for any input the exercise's contract rules out."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() < 2:
-            raise ValueError(f"{name} needs at least 2 dimensions, got shape {tuple(t.shape)}")
-    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]) or not (q.shape[-2] == k.shape[-2] == v.shape[-2]):
-        raise ValueError(f"batch dimensions or lengths differ: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+            raise ValueError(f"{name} must have at least 2 dimensions (T, d), got shape {tuple(t.shape)}")
+    same_batch = q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+    same_length = q.shape[-2] == k.shape[-2] == v.shape[-2]
+    if not (same_batch and same_length):
+        raise ValueError(f"q, k and v must share their leading dimensions and T; got q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+        raise ValueError(f"q and k need the same feature width d_k; got q {tuple(q.shape)}, k {tuple(k.shape)}")
 
 
 def causal_attention(q, k, v):
-    _check_shapes(q, k, v)
-    # efficient attention using Flash Attention CUDA kernels
-    y = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0, is_causal=True)
-    eye = torch.eye(q.shape[-2], dtype=v.dtype, device=v.device).expand(*v.shape[:-1], q.shape[-2])
-    att = torch.nn.functional.scaled_dot_product_attention(q, k, eye, attn_mask=None, dropout_p=0, is_causal=True)
-    return y, att
+    _refuse_bad_shapes(q, k, v)
+    n = q.size(-2)
+    out = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0, is_causal=True)
+    # the fused call returns no weights: attend over an identity to get them
+    eye = torch.eye(n, dtype=v.dtype, device=v.device).expand(*v.shape[:-1], n)
+    weights = torch.nn.functional.scaled_dot_product_attention(q, k, eye, attn_mask=None, dropout_p=0,
+                                                               is_causal=True)
+    return out, weights
 
 
 class SingleHead(nn.Module):
-    def __init__(self, n_embd, d_k, d_v=None):
+    """The exercise's head: three bias-free projections feeding causal_attention."""
+
+    def __init__(self, n_embd: int, d_k: int, d_v: int | None = None) -> None:
         super().__init__()
         self.query = nn.Linear(n_embd, d_k, bias=False)
         self.key = nn.Linear(n_embd, d_k, bias=False)

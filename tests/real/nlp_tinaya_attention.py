@@ -1,12 +1,10 @@
-"""Real code: a learner's attention function with its leftover self-test.
+"""Style twin of CHANDRASHEKHAR234/NLP NLP/tinaya.py @ 5e02981d8fd4100f7054839703abc503acdc99cb,
+written in this project from a description of that code's style (fill value, mask, scale, dtype,
+layout, bug); no line of it is copied.
 
-Source: CHANDRASHEKHAR234/NLP, NLP/tinaya.py, commit 5e02981d8fd4100f7054839703abc503acdc99cb
-(stored copy, retrieved 2026-11-30).
-Adapted: the function is kept as written and called by causal_attention; the module-level
-self-test (random q, a call, a print) is kept too, so importing the file prints two shapes. The
-template's shape checks and SingleHead are added.
-Instructor's verdict: correct scaling and softmax, but no causal mask: every position attends to
-the future. Leak: at most half. Band [0, 50]; ids [no_mask].
+Instructor's verdict: scale and softmax are right, but there is no causal mask, so every position
+sees the future; the leak rule caps it at half. A leftover self-test also runs (and prints) on
+import. Band [0, 50]; no_mask, first.
 """
 
 import torch
@@ -15,34 +13,40 @@ from torch import nn
 
 
 def attention(q,k,v):
-    d = q.size(-1)
-    scores = q @ k.transpose(-2,-1) / d**0.5
-    attn = f.softmax(scores,dim=-1)
-    return attn @ v, attn
-
-q = torch.randn(1,4,8)
-out, attn = attention(q, q, q)
-print(out.shape,attn.shape)
+    d=q.size(-1)
+    s=q@k.transpose(-2,-1)/d**0.5
+    w=f.softmax(s,dim=-1)
+    return w@v,w
 
 
-def _check_shapes(q, k, v):
-    # Added for the template's contract; not part of the original.
+x=torch.randn(1,4,8)
+o,a=attention(x,x,x)
+print(o.shape,a.shape)
+
+
+def _refuse_bad_shapes(q, k, v):
+    """Raise ValueError, naming the shapes, for any input the exercise's contract rules out."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() < 2:
-            raise ValueError(f"{name} needs at least 2 dimensions, got shape {tuple(t.shape)}")
-    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]) or not (q.shape[-2] == k.shape[-2] == v.shape[-2]):
-        raise ValueError(f"batch dimensions or lengths differ: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+            raise ValueError(f"{name} must have at least 2 dimensions (T, d), got shape {tuple(t.shape)}")
+    same_batch = q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+    same_length = q.shape[-2] == k.shape[-2] == v.shape[-2]
+    if not (same_batch and same_length):
+        raise ValueError(f"q, k and v must share their leading dimensions and T; got q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+        raise ValueError(f"q and k need the same feature width d_k; got q {tuple(q.shape)}, k {tuple(k.shape)}")
 
 
 def causal_attention(q, k, v):
-    _check_shapes(q, k, v)
+    _refuse_bad_shapes(q, k, v)
     return attention(q, k, v)
 
 
 class SingleHead(nn.Module):
-    def __init__(self, n_embd, d_k, d_v=None):
+    """The exercise's head: three bias-free projections feeding causal_attention."""
+
+    def __init__(self, n_embd: int, d_k: int, d_v: int | None = None) -> None:
         super().__init__()
         self.query = nn.Linear(n_embd, d_k, bias=False)
         self.key = nn.Linear(n_embd, d_k, bias=False)

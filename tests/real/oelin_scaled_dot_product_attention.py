@@ -1,17 +1,11 @@
-"""Real code: a from-scratch scaled_dot_product_attention that was never run.
+"""Style twin of oelin/attention attention/scaled_dot_product_attention.py @ 16fa629df1d06692e5b03515de27ae52a5bfdc58
+(the function only; the file's class does not parse), written in this project from a description
+of that code's style (fill value, mask, scale, dtype, layout, bug); no line of it is copied.
 
-Source: oelin/attention, attention/scaled_dot_product_attention.py, commit
-16fa629df1d06692e5b03515de27ae52a5bfdc58 (stored copy, retrieved 2026-11-30), function
-scaled_dot_product_attention.
-Adapted: the function is kept exactly as written (it uses `math` without importing it and ends with
-`score @ V`, a name it never defines); the file's ScaledDotProductAttention class, which does not
-parse (`nn.Modlue`, a `def` line without its colon), is left out so the file loads.
-causal_attention calls the function with is_causal=True and returns what it returns. The template's
-shape checks and SingleHead are added.
-Instructor's verdict: every call raises: inputs that are not 3-D fail unpacking `query.size()` into
-three names (ValueError), 3-D inputs raise NameError: name 'math' is not defined (and would then
-stop at the undefined V); nothing about attention can be credited. SingleHead's structure is right.
-Band [0, 15]; no catalogued id (the feedback must quote the NameError).
+Instructor's verdict: every call raises. Inputs that are not 3-D fail the three-name unpacking with
+a ValueError; 3-D inputs reach math.sqrt with math never imported (NameError), and an undefined V
+would come next. Nothing about attention can be credited; SingleHead itself is built right.
+Band [0, 15]; no catalogued misconception, and the feedback must quote the NameError.
 """
 
 from typing import Optional
@@ -28,60 +22,54 @@ def scaled_dot_product_attention(
     dropout_probability: float = 0.0,
     is_causal: bool = False,
 ) -> torch.Tensor:
-    """Scaled Dot-product Attention."""
+    """Attention over (batch, length, width) tensors."""
+    n_q, len_q, dim_q = query.size()
+    n_k, len_k, dim_k = query.size()  # the key's sizes read from query
+    n_v, len_v, dim_v = value.size()
 
-    query_batch_size, query_sequence_length, query_dimension = query.size()
-    key_batch_size, key_sequence_length, key_dimension = query.size()
-    value_batch_size, value_sequence_length, value_dimension = value.size()
-
-    # Checks (can be omitted).
-
-    assert query_batch_size == key_batch_size
-    assert query_batch_size == value_batch_size
-
+    # sanity checks, safe to drop
+    assert n_q == n_k == n_v
     if mask is not None:
-        mask_query_sequence_length, mask_key_sequence_length = mask.size()
-
+        rows, cols = mask.size()
         assert not is_causal
-        assert query_sequence_length == mask_query_sequence_length
-        assert key_sequence_length == mask_key_sequence_length
-
-    assert key_sequence_length == value_sequence_length
-    assert query_dimension == key_dimension
-
-    # Computation.
+        assert rows == len_q and cols == len_k
+    assert len_k == len_v
+    assert dim_q == dim_k
 
     if is_causal:
-        mask = torch.ones(query_sequence_length, key_sequence_length, dtype=torch.float).tril(diagonal=0)
+        mask = torch.ones(len_q, len_k, dtype=torch.float32).tril(diagonal=0)
         mask = mask.masked_fill(mask == 0, -torch.inf)
 
     score = query @ key.transpose(-2, -1)
-    score = score / math.sqrt(query_dimension)  # noqa: F821
+    score = score / math.sqrt(dim_q)  # noqa: F821
     score = score + mask
-    score = torch.softmax(score, dim=-1)
-    output = score @ V  # noqa: F821
-
-    return output
+    weights = torch.softmax(score, dim=-1)
+    return weights @ V  # noqa: F821
 
 
-def _check_shapes(q, k, v):
-    # Added for the template's contract; not part of the original.
+def _refuse_bad_shapes(q, k, v):
+    """Raise ValueError, naming the shapes, for any input the exercise's contract rules out."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() < 2:
-            raise ValueError(f"{name} needs at least 2 dimensions, got shape {tuple(t.shape)}")
-    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]) or not (q.shape[-2] == k.shape[-2] == v.shape[-2]):
-        raise ValueError(f"batch dimensions or lengths differ: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+            raise ValueError(f"{name} must have at least 2 dimensions (T, d), got shape {tuple(t.shape)}")
+    same_batch = q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+    same_length = q.shape[-2] == k.shape[-2] == v.shape[-2]
+    if not (same_batch and same_length):
+        raise ValueError(f"q, k and v must share their leading dimensions and T; got q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+        raise ValueError(f"q and k need the same feature width d_k; got q {tuple(q.shape)}, k {tuple(k.shape)}")
 
 
 def causal_attention(q, k, v):
-    _check_shapes(q, k, v)
+    _refuse_bad_shapes(q, k, v)
     return scaled_dot_product_attention(q, k, v, is_causal=True)
 
 
 class SingleHead(nn.Module):
-    def __init__(self, n_embd, d_k, d_v=None):
+    """The exercise's head: three bias-free projections feeding causal_attention."""
+
+    def __init__(self, n_embd: int, d_k: int, d_v: int | None = None) -> None:
         super().__init__()
         self.query = nn.Linear(n_embd, d_k, bias=False)
         self.key = nn.Linear(n_embd, d_k, bias=False)

@@ -1,50 +1,49 @@
-"""Real code: CausalAttention from "Build a Large Language Model (From Scratch)", chapter 3.
+"""Style twin of rasbt/LLMs-from-scratch ch03/02_bonus_efficient-multihead-attention/ch03.py @ 3f1dfc9bb6fc85931a68acfdda01f22b82bed743
+(the causal attention class, with the buffer size the chapter's notebook passes: six tokens),
+written in this project from a description of that code's style (fill value, mask, scale, dtype,
+layout, bug); no line of it is copied.
 
-Source: rasbt/LLMs-from-scratch, ch03/02_bonus_efficient-multihead-attention/ch03.py, commit
-3f1dfc9bb6fc85931a68acfdda01f22b82bed743 (stored copy, retrieved 2026-11-30), class
-CausalAttention; the buffer size is the one the chapter's notebook passes
-(ch03/01_main-chapter-code/ch03.ipynb: `context_length = batch.shape[1]`, six tokens).
-Adapted: projections move to SingleHead; forward is kept as written: a `mask` buffer built with
-triu(diagonal=1) for block_size = 6, the in-place `masked_fill_` on the scores, the scale inside the
-softmax call. `keys.transpose(1, 2)` names the last two axes of the 3-D layout the class receives
-and is written transpose(-2, -1). Dropout is dropped.
-Instructor's verdict: correct for sequences of at most 6 positions, crashes on longer ones
-(the mask buffer is sized for the book's six-token example): wrong for general T, no leak.
-Band [10, 85]; ids [hardcoded_shape].
+Instructor's verdict: correct up to six positions, but the mask is sized for the book's six-token
+example, so longer sequences crash: wrong for general T, no leak. Band [10, 85]; hardcoded_shape,
+first.
 """
 
 import torch
 from torch import nn
 
-block_size = 6  # context_length = batch.shape[1] in the chapter's notebook
-mask = torch.triu(torch.ones(block_size, block_size), diagonal=1)
+block_size = 6  # the notebook's context length
+future = torch.triu(torch.ones(block_size, block_size), diagonal=1)  # 1 marks the future; CPU
 
 
-def _check_shapes(q, k, v):
-    # Added for the template's contract; not part of the original.
+def _refuse_bad_shapes(q, k, v):
+    """Raise ValueError, naming the shapes, for any input the exercise's contract rules out."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() < 2:
-            raise ValueError(f"{name} needs at least 2 dimensions, got shape {tuple(t.shape)}")
-    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]) or not (q.shape[-2] == k.shape[-2] == v.shape[-2]):
-        raise ValueError(f"batch dimensions or lengths differ: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+            raise ValueError(f"{name} must have at least 2 dimensions (T, d), got shape {tuple(t.shape)}")
+    same_batch = q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+    same_length = q.shape[-2] == k.shape[-2] == v.shape[-2]
+    if not (same_batch and same_length):
+        raise ValueError(f"q, k and v must share their leading dimensions and T; got q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+        raise ValueError(f"q and k need the same feature width d_k; got q {tuple(q.shape)}, k {tuple(k.shape)}")
 
 
 def causal_attention(q, k, v):
-    _check_shapes(q, k, v)
+    _refuse_bad_shapes(q, k, v)
     keys, queries, values = k, q, v
-    num_tokens = q.shape[-2]
-    attn_scores = queries @ keys.transpose(-2, -1)
-    attn_scores.masked_fill_(  # New, _ ops are in-place
-        mask.bool()[:num_tokens, :num_tokens], -torch.inf)
-    attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-    context_vec = attn_weights @ values
-    return context_vec, attn_weights
+    n_tokens = q.shape[-2]
+    scores = queries @ keys.transpose(-2, -1)
+    # trailing underscore: fills in place
+    scores.masked_fill_(future.bool()[:n_tokens, :n_tokens], -torch.inf)
+    weights = torch.softmax(scores / keys.shape[-1] ** 0.5, dim=-1)
+    return weights @ values, weights
 
 
 class SingleHead(nn.Module):
-    def __init__(self, n_embd, d_k, d_v=None):
+    """The exercise's head: three bias-free projections feeding causal_attention."""
+
+    def __init__(self, n_embd: int, d_k: int, d_v: int | None = None) -> None:
         super().__init__()
         self.query = nn.Linear(n_embd, d_k, bias=False)
         self.key = nn.Linear(n_embd, d_k, bias=False)

