@@ -28,8 +28,9 @@ bench: $(STAMP)
 	$(PY) bench/cold_start.py
 
 # Grader accuracy on the real-code and mutation corpora (tests/real, tests/accuracy); writes docs/accuracy.md.
+# REAL=DIR [EXPECTED=FILE]: grade a local folder of public code instead (kept outside the repository).
 accuracy: $(STAMP)
-	$(PY) bench/accuracy.py
+	$(PY) bench/accuracy.py $(if $(REAL),--real $(REAL)) $(if $(EXPECTED),--expected $(EXPECTED))
 
 schemas: $(STAMP)
 	$(PY) -m grader schemas

@@ -3,9 +3,14 @@
 Grades both corpora in ONE class run through the grader's own API (grade_files: instructor
 audience, the instructor rubric, a fixed secret):
 - tests/accuracy: the mutants of an independently written base (tests/accuracy/mutate.py);
-- tests/real: implementations adapted from public repositories, with frozen expectations.
+- tests/real: style twins written here from descriptions of public implementations, with frozen
+  expectations.
 Prints the kill rate, false alarms, expected-id-first rate and the agreement on real code, lists
 every disagreement, and writes docs/accuracy.md. A script, not a timed test: it asserts nothing.
+
+`--real DIR [--expected FILE]` grades a folder kept outside the repository instead (public code in
+the contract, with an expectations file in the format of tests/real/expected.yaml; FILE defaults
+to DIR/expected.yaml) and prints the same real-code agreement; it writes a page only with --out.
 """
 
 from __future__ import annotations
@@ -54,8 +59,34 @@ def grade_corpora(workdir: Path):
     return mutant_verdicts, real, seconds
 
 
+def grade_folder(folder: Path, expected: Path):
+    """(real {name: (expectation, report)}, seconds, notes) for a folder graded in one class run.
+
+    Files without an expectation and expectations without a file are left out and named in notes.
+    """
+    manifest = verdicts.load_manifest(expected)
+    found = verdicts.real_files(folder)
+    paths = [p for p in found if p.stem in manifest]
+    notes = [f"no expectation in {expected.name} for {p.name}, not graded" for p in found if p.stem not in manifest]
+    notes += [f"{expected.name} expects {n}.py, which is not in {folder}" for n in sorted(set(manifest) - {p.stem for p in found})]
+    t0 = time.perf_counter()
+    reports = grade_files(paths, secret=verdicts.SECRET) if paths else []
+    seconds = time.perf_counter() - t0
+    real = {p.stem: (manifest[p.stem], r) for p, r in zip(paths, reports, strict=True)}
+    return real, seconds, notes
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
+
+
+def real_lines(s, title: str = "Real-code corpus") -> list[str]:
+    return [
+        f"{title}: {s.real} files",
+        f"  score in the instructor's band: {s.real_band}/{s.real}",
+        f"  diagnoses as expected: {s.real_ids}/{s.real}",
+        f"  both (graded as a careful instructor would): {s.real_both}/{s.real}",
+    ]
 
 
 def report_lines(s, mutant_verdicts, real, seconds: float) -> list[str]:
@@ -69,10 +100,7 @@ def report_lines(s, mutant_verdicts, real, seconds: float) -> list[str]:
         f"  ({ok[s.false_alarms <= t['false_alarms']]} target {t['false_alarms']})",
         f"  expected id named first: {s.expected_first}/{s.with_expected} = {_pct(s.first_rate)}"
         f"  ({ok[s.first_rate >= t['first_rate']]} target >= {_pct(t['first_rate'])})",
-        f"Real-code corpus: {s.real} files",
-        f"  score in the instructor's band: {s.real_band}/{s.real}",
-        f"  diagnoses as expected: {s.real_ids}/{s.real}",
-        f"  both (graded as a careful instructor would): {s.real_both}/{s.real}",
+        *real_lines(s),
         f"One class run of {s.mutants + s.equivalents + s.real} files: {seconds:.1f} s",
     ]
     return lines
@@ -133,10 +161,12 @@ def markdown(s, mutant_verdicts, real, seconds: float) -> str:
         "  mutants are equivalent and which catalogue id they expect. `test_corpus.py` proves every claim",
         "  in-process. The operators and the base were written by one engineer of this project, so they",
         "  share that engineer's idea of the likely mistakes.",
-        "- `tests/real/`: implementations from public repositories (model code, course code, student",
-        "  repositories), adapted minimally into the exercise's contract; `expected.yaml` holds one",
-        "  instructor's band and ids per file, frozen before the grader was run on them. Agreement is",
-        "  with that one instructor's judgement, written down in each file's header.",
+        "- `tests/real/`: style twins of implementations in public repositories (model code, course",
+        "  code, student repositories), written in this project from a description of each file's style",
+        "  and bug, never from its text (see `tests/real/README.md`); `expected.yaml` holds one",
+        "  instructor's band and ids per file, frozen before the grader was run on the public files.",
+        "  Agreement is with that one instructor's judgement, written down in each file's header.",
+        "  `make accuracy REAL=DIR` grades a local folder of the public files themselves.",
         "",
         "## Disagreements (the worklist)",
         "",
@@ -161,12 +191,79 @@ def markdown(s, mutant_verdicts, real, seconds: float) -> str:
     return "\n".join(out)
 
 
+def folder_markdown(folder: Path, s, real, seconds: float, notes: list[str]) -> str:
+    _, r_rows = disagreement_rows([], real)
+    return "\n".join([
+        f"# Grader accuracy on {folder}",
+        "",
+        f"Measured {dt.date.today().isoformat()} with `bench/accuracy.py --real {folder}` on {platform.system()}, "
+        f"Python {platform.python_version()}, torch {torch.__version__}; fixed secret `{verdicts.SECRET}`.",
+        "",
+        "```",
+        *real_lines(s, f"Real code in {folder}"),
+        f"One class run of {s.real} files: {seconds:.1f} s",
+        *notes,
+        "```",
+        "",
+        "Disagreements:" if r_rows else "Disagreements: none.",
+        "",
+        *(f"- `{name}`: {why}" for name, why in r_rows),
+        "",
+        *real_table(real),
+        "",
+    ])
+
+
+def main_folder(folder: Path, expected: Path, out: Path | None) -> int:
+    """Grade a local folder against its expectations file; print as for tests/real (write only to --out)."""
+    if not folder.is_dir():
+        print(f"accuracy: --real {folder}: not a folder", file=sys.stderr)
+        return 2
+    try:
+        real, seconds, notes = grade_folder(folder, expected)
+    except verdicts.ManifestError as exc:
+        print(f"accuracy: {exc}", file=sys.stderr)
+        return 2
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    if not real:
+        print(f"accuracy: nothing to grade: no file of {folder} has an expectation in {expected}", file=sys.stderr)
+        return 2
+    s = verdicts.summarise([], real)
+    print("\n".join([*real_lines(s, f"Real code in {folder}"), f"One class run of {s.real} files: {seconds:.1f} s"]))
+    _, r_rows = disagreement_rows([], real)
+    if r_rows:
+        print("\nDisagreements:")
+        for name, why in r_rows:
+            print(f"  {name}: {why}")
+    extra = unexpected_ids(real)
+    if extra:
+        print("\nNot a target: files given a diagnosis the instructor did not name:")
+        for name, ids in extra:
+            print(f"  {name}: {', '.join(ids)}")
+    print("\n" + "\n".join(real_table(real)))
+    if out:
+        out.write_text(folder_markdown(folder, s, real, seconds, notes))
+        print(f"\nwrote {out}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "accuracy.md",
-                        help="where to write the report (default docs/accuracy.md)")
+    parser.add_argument("--out", type=Path,
+                        help="where to write the report (default docs/accuracy.md; with --real, nowhere)")
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--real", type=Path, metavar="DIR",
+                        help="grade this folder of implementations (kept outside the repository) instead")
+    parser.add_argument("--expected", type=Path, metavar="FILE",
+                        help="its expectations, in the format of tests/real/expected.yaml (default DIR/expected.yaml)")
     args = parser.parse_args()
+    if args.expected and not args.real:
+        parser.error("--expected goes with --real DIR")
+    if args.real:
+        return main_folder(args.real, args.expected or args.real / "expected.yaml",
+                           None if args.no_write else args.out)
+    args.out = args.out or ROOT / "docs" / "accuracy.md"
     with tempfile.TemporaryDirectory(prefix="accuracy-") as tmp:
         mutant_verdicts, real, seconds = grade_corpora(Path(tmp))
     s = verdicts.summarise(mutant_verdicts, real)

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from grader.diagnosis.misconceptions import DECLARED
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT / "tests" / "real"
@@ -33,14 +36,60 @@ class Expectation:
         return self.band == (100, 100)
 
 
+class ManifestError(ValueError):
+    """An expectations file that cannot be read as one: the message names the file and the entry."""
+
+
+class _Entry(BaseModel):
+    """One entry of an expectations file; other keys (where a file's style comes from) are notes."""
+
+    model_config = ConfigDict(extra="ignore")
+    band: tuple[float, float]
+    ids: list[str]
+    first: str | None
+    why: str
+
+    @model_validator(mode="after")
+    def _coherent(self) -> _Entry:
+        lo, hi = self.band
+        if not 0 <= lo <= hi <= 100:
+            raise ValueError(f"band {list(self.band)} is not [low, high] within 0..100")
+        known = {m.id for m in DECLARED}
+        unknown = [i for i in [*self.ids, *([self.first] if self.first else [])] if i not in known]
+        if unknown:
+            raise ValueError(f"unknown misconception ids {unknown}")
+        if self.first and self.first not in self.ids:
+            raise ValueError(f"first {self.first!r} is not among ids {self.ids}")
+        return self
+
+
+def _problem(err) -> str:
+    """One pydantic error as a reader of the YAML file says it: the field (if any), then what is wrong."""
+    what = err["msg"].removeprefix("Value error, ")
+    return f"{'.'.join(map(str, err['loc']))}: {what}" if err["loc"] else what
+
+
 def load_manifest(path: Path = MANIFEST) -> dict[str, Expectation]:
-    data = yaml.safe_load(path.read_text())
-    return {name: Expectation(name, tuple(e["band"]), tuple(e["ids"]), e["first"], e["why"])
-            for name, e in data.items()}
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise ManifestError(f"cannot read expectations {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ManifestError(f"{path}: expected a mapping of file name to expectation, got {type(data).__name__}")
+    out = {}
+    for name, raw in data.items():
+        try:
+            e = _Entry.model_validate(raw)
+        except ValidationError as exc:
+            problems = "; ".join(_problem(err) for err in exc.errors())
+            raise ManifestError(f"{path}: entry {name!r}: {problems}") from None
+        out[str(name)] = Expectation(str(name), e.band, tuple(e.ids), e.first, e.why)
+    return out
 
 
-def real_files() -> list[Path]:
-    return sorted(p for p in REAL.glob("*.py") if not p.name.startswith("test_") and p.name != "conftest.py")
+def real_files(folder: Path = REAL) -> list[Path]:
+    """The implementations of a real-code folder: every .py file but the test harness's own."""
+    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("test_") and p.name != "conftest.py")
 
 
 def percent(report) -> float:
