@@ -28,3 +28,11 @@ def test_diagnoses_as_expected(ids_name, real_graded, verdicts):
 def test_every_file_has_a_frozen_expectation(verdicts):
     assert sorted(p.stem for p in verdicts.real_files()) == sorted(verdicts.load_manifest())
     assert len(verdicts.real_files()) >= 20
+
+
+def test_every_file_is_a_style_twin_written_here(verdicts):
+    """Each header names the public file whose style it models and says it was written here from a description."""
+    for path in verdicts.real_files():
+        header = " ".join(path.read_text().split('"""', 2)[1].split())
+        assert header.startswith("Style twin of ") and "written in this project from a description" in header, path.name
+        assert "no line of it is copied" in header and "verdict" in header, path.name

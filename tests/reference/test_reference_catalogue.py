@@ -387,7 +387,7 @@ def prove_not_implemented(mod, ref):
         mod.causal_attention(*worked_example())
     with pytest.raises(NotImplementedError):
         mod.SingleHead(6, 2)
-    # It is the template verbatim below the catalogue docstring.
+    # Below the catalogue docstring it is our own template, character for character.
     body = mutant_path("not_implemented").read_text().split('"""', 2)[2]
     assert TEMPLATE.read_text().split('"""', 2)[2].lstrip("\n") == body.lstrip("\n")
 
