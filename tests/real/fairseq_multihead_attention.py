@@ -14,19 +14,21 @@ import torch.nn.functional as F
 from torch import nn
 
 
-def _minus_infinity_like(t):
-    return t.float().fill_(float("-inf")).type_as(t)
+def _filled_with_minus_inf(template):
+    """A tensor of template's shape and dtype holding -inf, filled in float32 first."""
+    return template.float().fill_(float("-inf")).type_as(template)
 
 
-def _softmax(x, dim, onnx_trace=False):
-    if onnx_trace:
-        return F.softmax(x.float(), dim=dim)
-    return F.softmax(x, dim=dim, dtype=torch.float32)
+def _normalise(scores, axis, legacy_export=False):
+    # The export path upcasts the input; the usual path asks softmax for a float32 result.
+    if legacy_export:
+        return F.softmax(scores.float(), dim=axis)
+    return F.softmax(scores, dim=axis, dtype=torch.float32)
 
 
 def _future_penalty(like, size):
     """Additive (size, size) mask: 0 on and below the diagonal, -inf above; like's dtype and device."""
-    return torch.triu(_minus_infinity_like(torch.zeros([size, size])), 1).to(like)
+    return torch.triu(_filled_with_minus_inf(torch.zeros([size, size])), 1).to(like)
 
 
 def _refuse_bad_shapes(q, k, v):
@@ -44,15 +46,13 @@ def _refuse_bad_shapes(q, k, v):
 
 
 def causal_attention(q, k, v):
-    _refuse_bad_shapes(q, k, v)
-    scaling = q.size(-1) ** -0.5
+    factor = q.size(-1) ** -0.5
     penalty = _future_penalty(q, q.size(-2))  # built before q is scaled
-    q *= scaling  # in place: the caller's q changes
-    logits = torch.bmm(q, k.transpose(1, 2))
-    logits += penalty.unsqueeze(0)
-    probs_float = _softmax(logits, dim=-1)
-    probs = probs_float.type_as(logits)
-    return torch.bmm(probs, v), probs
+    q *= factor  # in place: the caller's q changes
+    energies = torch.bmm(q, k.transpose(1, 2))  # three dimensions only, as bmm requires
+    energies += penalty.unsqueeze(0)
+    shares = _normalise(energies, axis=-1).type_as(energies)
+    return torch.bmm(shares, v), shares
 
 
 class SingleHead(nn.Module):

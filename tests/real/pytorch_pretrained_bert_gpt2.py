@@ -32,15 +32,17 @@ def _refuse_bad_shapes(q, k, v):
 
 
 def causal_attention(q, k, v):
-    _refuse_bad_shapes(q, k, v)
-    k = k.transpose(-2, -1)  # that code receives k already transposed
-    w = torch.matmul(q, k)
-    w = w / math.sqrt(v.size(-1))
-    nd, ns = w.size(-2), w.size(-1)
-    b = TRIANGLE[:, :, ns - nd : ns, :ns]
-    w = w * b - 1e4 * (1 - b)  # hidden scores become exactly -1e4
-    w = nn.Softmax(dim=-1)(w)
-    return w, torch.matmul(w, v)
+    # The style's attention takes keys already laid out as (..., d_k, T); here they arrive as (..., T, d_k).
+    keys_by_column = k.transpose(-2, -1)
+    # Scaled by the square root of the VALUE width: the style's own slip, harmless when d_v == d_k.
+    att = torch.matmul(q, keys_by_column) / math.sqrt(v.size(-1))
+    n_recv, n_src = att.shape[-2], att.shape[-1]
+    keep = TRIANGLE[:, :, n_src - n_recv : n_src, :n_src]
+    # Multiplicative keep plus a -1e4 penalty: a hidden score becomes exactly -1e4, not -inf.
+    att = att * keep - 1e4 * (1 - keep)
+    att = nn.Softmax(dim=-1)(att)
+    # The pair comes back as (weights, output), the style's order.
+    return att, torch.matmul(att, v)
 
 
 class SingleHead(nn.Module):

@@ -11,9 +11,10 @@ import torch.nn.functional as F
 from torch import einsum, nn
 
 
-def future_positions(i, j, device):
-    """(i, j) bool, True where a query must NOT look."""
-    return torch.ones((i, j), device = device, dtype = torch.bool).triu(j - i + 1)
+def _above_diagonal(n_rows, n_cols, device):
+    """Boolean (n_rows, n_cols), True at the sources a receiver may not read (aligned to the end)."""
+    allowed_offset = n_cols - n_rows + 1
+    return torch.triu(torch.ones(n_rows, n_cols, dtype=torch.bool, device=device), diagonal=allowed_offset)
 
 
 def _refuse_bad_shapes(q, k, v):
@@ -32,18 +33,15 @@ def _refuse_bad_shapes(q, k, v):
 
 def causal_attention(q, k, v):
     _refuse_bad_shapes(q, k, v)
-    device = q.device
-    scale = q.shape[-1] ** -0.5
-    sim = einsum('... i d, ... j d -> ... i j', q, k)
-    sim = sim * scale
-    *_, i, j, dtype = *sim.shape, sim.dtype
-    mask_value = -torch.finfo(sim.dtype).max
-    hidden = future_positions(i, j, device = device)
-    sim = sim.masked_fill(hidden, mask_value)
-    attn = F.softmax(sim, dim = -1, dtype = torch.float32)
-    attn = attn.type(dtype)
-    out = einsum('... i j, ... j d -> ... i d', attn, v)
-    return out, attn
+    # Similarities by an einsum over the feature axis, scaled afterwards by d_k ** -0.5.
+    logits = einsum("...qf,...kf->...qk", q, k) * (q.shape[-1] ** -0.5)
+    n_q, n_k = logits.shape[-2:]
+    in_dtype = logits.dtype
+    # The largest finite negative number of the scores' dtype stands in for -inf.
+    logits = logits.masked_fill(_above_diagonal(n_q, n_k, q.device), -torch.finfo(in_dtype).max)
+    # Normalised in float32 whatever the input's dtype, then cast back.
+    shares = F.softmax(logits, dim=-1, dtype=torch.float32).to(in_dtype)
+    return einsum("...qk,...kf->...qf", shares, v), shares
 
 
 class SingleHead(nn.Module):
