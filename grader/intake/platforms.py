@@ -37,8 +37,15 @@ CANVAS_ANON = re.compile(r"^(?P<late>LATE_)?anon_(?P<anon>[1-9A-HJ-NP-Za-km-z]+)
 CANVAS_TEXT = re.compile(r"^(?:(?P<late1>LATE_)?anon_(?P<anon>[1-9A-HJ-NP-Za-km-z]+)"
                          r"|(?P<login>[^_/]+?)(?P<late2>_LATE)?_(?P<uid>\d+))_text\.html$")
 # Moodle 3.x writes folders `..._assignsubmission_file_/`, Moodle 4.x (mod/assign/classes/downloader.php)
-# `..._assignsubmission_file/`; flat files are `..._assignsubmission_file_original.ext` in both.
-MOODLE = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)(?:_(?P<orig>.*))?$")
+# `..._assignsubmission_file/`; flat files are `..._assignsubmission_file_original.ext` in both. Moodle
+# replaces every `_` of the full name with a space (mod/assign/locallib.php `download_submissions`:
+# `str_replace('_', ' ', $groupname . fullname($student))`), so in a file name the first `_` ends the name
+# and what follows the plugin is the student's own file name, which may hold anything. A folder name ends
+# with the id and plugin, so it is read from the right: a name made to look like a prefix
+# ("Wei Li_576317_assignsubmission_file") never claims that id.
+MOODLE = re.compile(r"^(?P<name>[^_]+)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<orig>.+)$")
+MOODLE_FOLDER = re.compile(r"^(?P<name>.+)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_?$")
+GRADESCOPE_FOLDER = re.compile(r"^submission_(?P<id>\d+)$")
 RESUBMITTED = re.compile(r"^(?P<stem>.+)-(?P<n>\d+)(?P<ext>\.[^.]+)$")
 GRADESCOPE_METADATA = "submission_metadata.yml"
 MOODLE_ONLINE_TEXT = "onlinetext.html"
@@ -66,7 +73,7 @@ def is_online_text(name: str) -> bool:
 
 
 def owner_of_file(name: str) -> Owner:
-    if (m := MOODLE.match(name)) and m["orig"]:
+    if m := MOODLE.match(name):
         return Owner(f"moodle:{m['pid']}", m["pid"], m["name"], "moodle", original=m["orig"])
     if m := CANVAS_TEXT.match(name):
         if m["anon"]:
@@ -88,9 +95,15 @@ def owner_of_file(name: str) -> Owner:
 
 
 def owner_of_folder(name: str) -> Owner:
-    if (m := MOODLE.match(name)) and not m["orig"]:
+    if m := MOODLE_FOLDER.match(name):
         return Owner(f"moodle:{m['pid']}", m["pid"], m["name"], "moodle")
     return Owner(f"folder:{name}", name, name, "folder")
+
+
+def gradescope_id(folder: str) -> str:
+    """The submission id in Gradescope's folder name `submission_<id>` ("" for any other name)."""
+    m = GRADESCOPE_FOLDER.match(folder)
+    return m["id"] if m else ""
 
 
 @dataclass(frozen=True)

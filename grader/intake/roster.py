@@ -1,0 +1,315 @@
+"""Who each row is: a roster CSV, as an LMS exports it, matched to the students read from the export's names.
+
+Each platform's own key decides first: Canvas's user id (the gradebook export's `ID`), Moodle's participant
+id (the grading worksheet's `Identifier`, "Participant 576317", the number in its folder and file names),
+Gradescope's submission id (its grades export's `Submission ID`, the folder `submission_<id>`) and the
+SID and e-mail `submission_metadata.yml` gives. Then e-mail; a name only when no key could decide, and only
+when one roster row has it. Every strong key a row has must name the same roster row: keys that disagree are
+an identity conflict, a name on two rows (two "Wei Li") is ambiguous, and neither is guessed: the row keeps
+what the export says, is flagged for review, and no roster row is filled from it.
+
+Rows that are not students are left out with a note: Canvas's "Points Possible" row (the maximum points of
+each assignment) and its test student ("Student, Test", made by Student View), a header line repeated
+inside the file, rows with no name, id or e-mail.
+
+Moodle's grading worksheet ("Download grading worksheet"): `Identifier, Full name, Email address, Status,
+Grade, Maximum Grade, Grade can be changed, Last modified (submission), Last modified (grade), Feedback
+comments`; its Identifier is the language's word for participant then the id (mod/assign `gradingtable`
+and `upload grades` code), so only the number at its end is read.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from grader.intake.files import MAX_NOTEBOOK_BYTES, Refused, display, read_file
+from grader.intake.models import Skipped, Student
+
+if TYPE_CHECKING:
+    from grader.intake.collect import Prepared
+
+# Canvas's gradebook export: the row under the header holds each assignment's maximum points.
+POINTS_POSSIBLE = "points possible"
+# Canvas's Student View makes a fake student, exported with the others.
+TEST_STUDENTS = {"student, test", "test student"}
+TRAILING_NUMBER = re.compile(r"(\d+)\s*$")
+
+
+@dataclass(eq=False)
+class Entry:
+    """One student on the roster; `line` is where the row sits in the CSV (the header is line 1)."""
+
+    line: int
+    id: str = ""
+    name: str = ""
+    email: str = ""
+    section: str = ""
+    login: str = ""
+    sis: str = ""
+    group: str = ""
+    participant: str = ""  # Moodle's participant id, from the worksheet's Identifier
+    submission: str = ""  # Gradescope's submission id
+    claimed: list[Student] = field(default_factory=list)  # the rows whose keys name it
+    maybe: list[Student] = field(default_factory=list)  # rows left unmatched that it may be
+    matched: Student | None = None
+
+    def label(self) -> str:
+        who = self.name or self.id or self.email
+        return f"{who} (roster line {self.line}{', ' + self.email if self.email and who != self.email else ''})"
+
+
+def norm(name: str) -> str:
+    return re.sub(r"[^\w]|_", "", name.casefold())
+
+
+def _names(entry: Entry) -> set[str]:
+    """Canvas writes the sortable name "Li, Wei" as `liwei`; a roster may hold "Wei Li" or "Li, Wei"."""
+    out = {norm(entry.name)}
+    if "," in entry.name:
+        last, first = entry.name.split(",", 1)
+        out.add(norm(first + last))
+    parts = entry.name.split()
+    if len(parts) > 1:
+        out.add(norm(parts[-1] + "".join(parts[:-1])))
+    return out - {""}
+
+
+def read(path: str | os.PathLike) -> tuple[list[Entry], list[Skipped]]:
+    from grader.intake.collect import InputError
+
+    shown = display(os.fspath(path))
+    try:
+        text = read_file(path, MAX_NOTEBOOK_BYTES).data.decode("utf-8-sig", "replace")
+    except Refused as exc:
+        raise InputError(f"roster {shown}: {exc}") from None
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, [])
+    cols = {h.strip().casefold(): i for i, h in reversed(list(enumerate(header)))}
+
+    def col(*names: str) -> int | None:
+        return next((cols[n] for n in names if n in cols), None)
+
+    where = dict(
+        id=col("id", "student id", "sid", "user id", "userid", "canvas_user_id", "canvas user id", "id number",
+               "idnumber"),
+        name=col("student", "name", "full name", "student name"),
+        email=col("email", "email address", "e-mail"),
+        section=col("section", "sections"),
+        group=col("group_name", "group name", "group", "groups", "team"),
+        login=col("sis login id", "login_id", "username", "login"),  # SIS User ID is its own column
+        sis=col("sis user id", "sis_user_id", "user_id"),
+        participant=col("identifier"),  # Moodle's grading worksheet
+        submission=col("submission id"),  # Gradescope's grades export
+    )
+    # Moodle's and Gradescope's exports split the name: "First name" and "Last name" (or "Surname").
+    first, last = col("first name", "firstname", "given name"), col("last name", "surname", "lastname")
+    if all(where[k] is None for k in ("id", "name", "email", "participant")) and not (first is not None
+                                                                                      and last is not None):
+        raise InputError(f"roster {shown}: it needs an id, name or email column (e.g. ID, Student, Email, "
+                         "Identifier)")
+    folded = [h.strip().casefold() for h in header]
+    entries, skipped = [], []
+    for line, cells in enumerate(reader, start=2):
+        def cell(i: int | None, cells=cells) -> str:
+            return cells[i].strip() if i is not None and i < len(cells) else ""
+
+        e = Entry(line, **{k: cell(i) for k, i in where.items()})
+        if not e.name and first is not None and last is not None:
+            e.name = " ".join(x for x in (cell(first), cell(last)) if x)
+        if e.participant:
+            m = TRAILING_NUMBER.search(e.participant)
+            e.participant = m[1] if m else ""
+            e.id = e.id or e.participant
+        why = _not_a_student(e, cells, folded)
+        if why:
+            skipped.append(Skipped(path=f"{shown}:{line}", reason=f"{why}: not a student, left out"))
+        else:
+            entries.append(e)
+    return entries, skipped
+
+
+def _not_a_student(e: Entry, cells: list[str], header: list[str]) -> str:
+    if [c.strip().casefold() for c in cells] == header:
+        return "the header line again"
+    if e.name.casefold() == POINTS_POSSIBLE:
+        return "Canvas's Points Possible row (each assignment's maximum points)"
+    if e.name.casefold() in TEST_STUDENTS:
+        return "Canvas's test student (made by Student View)"
+    if not (e.id or e.name or e.email or e.participant or e.submission):
+        return "a row with no id, name or e-mail"
+    return ""
+
+
+def _index(entries: list[Entry], attr: str) -> dict[str, list[Entry]]:
+    out: dict[str, list[Entry]] = {}
+    for e in entries:
+        value = getattr(e, attr)
+        if value:
+            out.setdefault(value.casefold(), []).append(e)
+    return out
+
+
+def _strong_keys(s: Student) -> list[tuple[str, str, str, bool]]:
+    """(what it is, the row's value, the roster field it is looked up in, whether its absence from the roster
+    rules out a name), strongest first. A file's or folder's name read as an id is only a guess."""
+    keys = {"canvas": [("Canvas user id", s.id, "id", True)] if not s.id.startswith("anon_") else [],
+            "moodle": [("Moodle participant id", s.id, "participant", True)],
+            "gradescope": [("Gradescope submission id", s.submission_id, "submission", True),
+                           ("SID", s.id, "id", True)],
+            "folder": [("id", s.id, "id", False)], "file": [("id", s.id, "id", False)]}.get(s.platform, [])
+    return [*keys, ("e-mail", s.email, "email", True)]
+
+
+@dataclass
+class _Claim:
+    entry: Entry | None
+    how: str = ""
+    why: str = ""  # no entry: why not
+    kind: str = "not_on_roster"
+    candidates: list[Entry] = field(default_factory=list)
+
+
+def _claim(s: Student, indexes: dict[str, dict[str, list[Entry]]], in_use: set[str],
+           names: dict[str, list[Entry]]) -> _Claim:
+    hits: list[tuple[str, str, list[Entry]]] = []
+    asked = []
+    for how, value, attr, decisive in _strong_keys(s):
+        if not value or attr not in in_use:
+            continue
+        if decisive:
+            asked.append(f"{how} {value}")
+        found = indexes[attr].get(value.casefold(), [])
+        if found:
+            hits.append((how, value, found))
+    if hits:
+        left = list(hits[0][2])
+        for how, value, found in hits[1:]:
+            both = [e for e in left if e in found]
+            if not both:
+                a, b = hits[0], (how, value, found)
+                return _Claim(None, kind="identity_conflict", candidates=[*a[2], *b[2]],
+                              why=f"{a[0]} {a[1]} names {', '.join(e.label() for e in a[2])} but {b[0]} {b[1]} "
+                                  f"names {', '.join(e.label() for e in b[2])}: not matched, check by hand")
+            left = both
+        if len(left) == 1:
+            return _Claim(left[0], " and ".join(h[0] for h in hits))
+        return _Claim(None, kind="ambiguous_identity", candidates=left,
+                      why=f"{hits[0][0]} {hits[0][1]} is on {len(left)} roster rows "
+                          f"({', '.join(e.label() for e in left)}): not matched, check by hand")
+    if asked:  # the roster holds this kind of key, and this row's is not on it: a name is no safe stand-in
+        return _Claim(None, why=f"{' / '.join(asked)} is not on the roster")
+    found = names.get(norm(s.name), []) if norm(s.name) else []
+    if len(found) == 1:
+        return _Claim(found[0], "name")
+    if found:
+        return _Claim(None, kind="ambiguous_identity", candidates=found,
+                      why=f"{len(found)} roster rows are named like {s.name!r} "
+                          f"({', '.join(e.label() for e in found)}), and nothing else tells them apart: "
+                          "not matched, check by hand")
+    return _Claim(None, why="not on the roster")
+
+
+def match(rows: list[Prepared], entries: list[Entry]) -> tuple[list[Prepared], list[Prepared]]:
+    """Fill each row from its roster entry; the second list: a row for each student on the roster that no
+    submission names. A group submission is given to each member of the group first."""
+    from grader.intake.collect import Prepared
+
+    rows, members = _group_members(rows, entries)
+    indexes = {attr: _index(entries, attr) for attr in ("id", "participant", "submission", "email")}
+    # A roster column holds a platform's key when it names someone in this class; another id space (a
+    # school's student numbers beside Canvas ids) then never decides, and names may still match.
+    in_use = {attr for attr, index in indexes.items()
+              if any(value and value.casefold() in index for p in rows if p.student.key not in members
+                     for _, value, a, _ in _strong_keys(p.student) if a == attr)}
+    names: dict[str, list[Entry]] = {}
+    for e in entries:
+        for n in _names(e):
+            names.setdefault(n, []).append(e)
+    claims: dict[str, _Claim] = {}
+    for p in rows:
+        s = p.student
+        claim = _Claim(members[s.key], "group") if s.key in members else _claim(s, indexes, in_use, names)
+        claims[s.key] = claim
+        if claim.entry is not None:
+            claim.entry.claimed.append(s)
+    for p in rows:
+        s, claim = p.student, claims[p.student.key]
+        e = claim.entry
+        if e is not None and len(e.claimed) > 1:  # two rows name one student: neither is given it
+            others = [o for o in e.claimed if o is not s]
+            e, claim = None, _Claim(None, kind="ambiguous_identity", candidates=[e],
+                                    why=f"{e.label()} is named by this row ({claim.how}) and by "
+                                        f"{', '.join(o.submission or o.key for o in others)}: not matched, "
+                                        "check by hand")
+            claims[s.key] = claim
+        s.on_roster = e is not None
+        if e is None:
+            s.flag(claim.kind, claim.why)
+            for c in claim.candidates:
+                c.maybe.append(s)  # so its no-submission row says it may be this one
+            continue
+        e.matched = s
+        s.matched_by = claim.how
+        s.name = e.name or s.name
+        s.email = s.email or e.email
+        s.section, s.sis_login, s.sis_id = e.section, e.login, e.sis
+        if e.id and s.platform in ("file", "folder"):
+            s.id = e.id
+    missing, keys = [], {p.student.key for p in rows}
+    for e in entries:
+        if e.matched is not None:
+            continue
+        key = f"roster:{e.id or e.email or e.name}"
+        key = key if key not in keys else f"{key}#line{e.line}"
+        keys.add(key)
+        s = Student(key=key, id=e.id, name=e.name, email=e.email, section=e.section, sis_login=e.login,
+                    sis_id=e.sis, platform="roster", on_roster=True, notes=["no submission"])
+        for r in e.maybe:
+            s.flag("ambiguous_identity", f"may be the student who handed in {r.submission or r.key} "
+                                         f"({claims[r.key].why})")
+        missing.append(Prepared(s, None))
+    return rows, missing
+
+
+def _group_members(rows: list[Prepared], entries: list[Entry]) -> tuple[list[Prepared], dict[str, Entry]]:
+    """A group submission becomes one row per member of that group on the roster (a `group_name` column, as
+    in Canvas's group-set CSV, or Moodle's `Groups`). Canvas names it after the group with its
+    representative's user id (who must be a member); Moodle 4.x after the team with the group's id, which a
+    worksheet's participant id outranks (a student whose name is a group's is still that student)."""
+    from grader.intake.collect import Prepared
+
+    groups: dict[str, list[Entry]] = {}
+    for e in entries:
+        if e.group:
+            groups.setdefault(norm(e.group), []).append(e)
+    if not groups:
+        return rows, {}
+    participants = {e.participant for e in entries if e.participant}
+    out: list[Prepared] = []
+    members: dict[str, Entry] = {}
+    taken = {p.student.key for p in rows}
+    for p in rows:
+        s = p.student
+        found = groups.get(norm(s.name)) if s.platform in ("canvas", "moodle") else None
+        ids = {m.id for m in found or [] if m.id}
+        if (not found or (s.platform == "canvas" and ids and s.id not in ids)
+                or (s.platform == "moodle" and s.id in participants)):
+            out.append(p)
+            continue
+        group = found[0].group
+        for m in found:
+            who = m.id or m.email or m.name
+            key = f"{s.platform}:{who}" if s.platform == "canvas" else f"{s.platform}-member:{who}"
+            if key in taken and who != s.id:
+                continue  # a member who also handed in alone keeps their own submission
+            by = f"handed in by user {s.id}" if s.platform == "canvas" else f"group id {s.id}"
+            out.append(Prepared(s.model_copy(update={
+                "key": key, "id": m.id, "name": m.name or s.name, "email": m.email,
+                "notes": [*s.notes, f"a group submission by {group}, {by}"]}, deep=True), p.source))
+            members[key] = m
+    return out, members
