@@ -25,7 +25,7 @@ import io
 import os
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from grader.intake.files import MAX_NOTEBOOK_BYTES, Refused, display, read_file
 from grader.intake.models import Skipped, Student
@@ -154,15 +154,24 @@ def _index(entries: list[Entry], attr: str) -> dict[str, list[Entry]]:
     return out
 
 
-def _strong_keys(s: Student) -> list[tuple[str, str, str, bool]]:
-    """(what it is, the row's value, the roster field it is looked up in, whether its absence from the roster
-    rules out a name), strongest first. A file's or folder's name read as an id is only a guess."""
-    keys = {"canvas": [("Canvas user id", s.id, "id", True)] if not s.id.startswith("anon_") else [],
-            "moodle": [("Moodle participant id", s.id, "participant", True)],
-            "gradescope": [("Gradescope submission id", s.submission_id, "submission", True),
-                           ("SID", s.id, "id", True)],
-            "folder": [("id", s.id, "id", False)], "file": [("id", s.id, "id", False)]}.get(s.platform, [])
-    return [*keys, ("e-mail", s.email, "email", True)]
+class Key(NamedTuple):
+    how: str  # what it is, in words
+    value: str  # the row's
+    attr: str  # the roster field it is looked up in
+    decisive: bool = True  # missing from the roster, it rules out a name (a file's name read as an id does not)
+    personal: bool = True  # the person's, not the submission's: a roster row holding another value is someone else
+
+
+def _strong_keys(s: Student) -> list[Key]:
+    """Strongest first. Gradescope's submission id is the submission's: a grades export taken before a
+    resubmission holds the older one."""
+    keys = {"canvas": [Key("Canvas user id", s.id, "id")] if not s.id.startswith("anon_") else [],
+            "moodle": [Key("Moodle participant id", s.id, "participant")],
+            "gradescope": [Key("Gradescope submission id", s.submission_id, "submission", personal=False),
+                           Key("SID", s.id, "id")],
+            "folder": [Key("id", s.id, "id", decisive=False)],
+            "file": [Key("id", s.id, "id", decisive=False)]}.get(s.platform, [])
+    return [*keys, Key("e-mail", s.email, "email")]
 
 
 @dataclass
@@ -178,9 +187,8 @@ def _claim(s: Student, indexes: dict[str, dict[str, list[Entry]]], in_use: set[s
            names: dict[str, list[Entry]]) -> _Claim:
     hits: list[tuple[str, str, list[Entry]]] = []
     asked = []
-    for how, value, attr, decisive in _strong_keys(s):
-        if not value or attr not in in_use:
-            continue
+    keys = [k for k in _strong_keys(s) if k.value and k.attr in in_use]
+    for how, value, attr, decisive, _ in keys:
         if decisive:
             asked.append(f"{how} {value}")
         found = indexes[attr].get(value.casefold(), [])
@@ -197,7 +205,14 @@ def _claim(s: Student, indexes: dict[str, dict[str, list[Entry]]], in_use: set[s
                                   f"names {', '.join(e.label() for e in b[2])}: not matched, check by hand")
             left = both
         if len(left) == 1:
-            return _Claim(left[0], " and ".join(h[0] for h in hits))
+            e = left[0]
+            other = next((k for k in keys if k.personal and getattr(e, k.attr)
+                          and getattr(e, k.attr).casefold() != k.value.casefold()), None)
+            if other is not None:  # its e-mail names a roster row whose SID is another's
+                return _Claim(None, kind="identity_conflict", candidates=[e],
+                              why=f"{hits[0][0]} {hits[0][1]} names {e.label()}, whose {other.how} is "
+                                  f"{getattr(e, other.attr)}, not {other.value}: not matched, check by hand")
+            return _Claim(e, " and ".join(h[0] for h in hits))
         return _Claim(None, kind="ambiguous_identity", candidates=left,
                       why=f"{hits[0][0]} {hits[0][1]} is on {len(left)} roster rows "
                           f"({', '.join(e.label() for e in left)}): not matched, check by hand")
@@ -225,7 +240,7 @@ def match(rows: list[Prepared], entries: list[Entry]) -> tuple[list[Prepared], l
     # school's student numbers beside Canvas ids) then never decides, and names may still match.
     in_use = {attr for attr, index in indexes.items()
               if any(value and value.casefold() in index for p in rows if p.student.key not in members
-                     for _, value, a, _ in _strong_keys(p.student) if a == attr)}
+                     for _, value, a, _, _ in _strong_keys(p.student) if a == attr)}
     names: dict[str, list[Entry]] = {}
     for e in entries:
         for n in _names(e):
