@@ -41,7 +41,7 @@ TRAILING_NUMBER = re.compile(r"(\d+)\s*$")
 
 
 @dataclass(eq=False)
-class Entry:
+class RosterEntry:
     """One student on the roster; `line` is where the row sits in the CSV (the header is line 1)."""
 
     line: int
@@ -67,7 +67,7 @@ def norm(name: str) -> str:
     return re.sub(r"[^\w]|_", "", name.casefold())
 
 
-def _names(entry: Entry) -> set[str]:
+def _names(entry: RosterEntry) -> set[str]:
     """Canvas writes the sortable name "Li, Wei" as `liwei`; a roster may hold "Wei Li" or "Li, Wei"."""
     out = {norm(entry.name)}
     if "," in entry.name:
@@ -79,7 +79,7 @@ def _names(entry: Entry) -> set[str]:
     return out - {""}
 
 
-def read(path: str | os.PathLike) -> tuple[list[Entry], list[Skipped]]:
+def read(path: str | os.PathLike) -> tuple[list[RosterEntry], list[Skipped]]:
     from grader.intake.collect import InputError
 
     shown = display(os.fspath(path))
@@ -118,7 +118,7 @@ def read(path: str | os.PathLike) -> tuple[list[Entry], list[Skipped]]:
         def cell(i: int | None, cells=cells) -> str:
             return cells[i].strip() if i is not None and i < len(cells) else ""
 
-        e = Entry(line, **{k: cell(i) for k, i in where.items()})
+        e = RosterEntry(line, **{k: cell(i) for k, i in where.items()})
         if not e.name and first is not None and last is not None:
             e.name = " ".join(x for x in (cell(first), cell(last)) if x)
         if e.participant:
@@ -133,7 +133,7 @@ def read(path: str | os.PathLike) -> tuple[list[Entry], list[Skipped]]:
     return entries, skipped
 
 
-def _not_a_student(e: Entry, cells: list[str], header: list[str]) -> str:
+def _not_a_student(e: RosterEntry, cells: list[str], header: list[str]) -> str:
     if [c.strip().casefold() for c in cells] == header:
         return "the header line again"
     if e.name.casefold() == POINTS_POSSIBLE:
@@ -145,8 +145,8 @@ def _not_a_student(e: Entry, cells: list[str], header: list[str]) -> str:
     return ""
 
 
-def _index(entries: list[Entry], attr: str) -> dict[str, list[Entry]]:
-    out: dict[str, list[Entry]] = {}
+def _index(entries: list[RosterEntry], attr: str) -> dict[str, list[RosterEntry]]:
+    out: dict[str, list[RosterEntry]] = {}
     for e in entries:
         value = getattr(e, attr)
         if value:
@@ -176,16 +176,16 @@ def _strong_keys(s: Student) -> list[Key]:
 
 @dataclass
 class _Claim:
-    entry: Entry | None
+    entry: RosterEntry | None
     how: str = ""
     why: str = ""  # no entry: why not
     kind: str = "not_on_roster"
-    candidates: list[Entry] = field(default_factory=list)
+    candidates: list[RosterEntry] = field(default_factory=list)
 
 
-def _claim(s: Student, indexes: dict[str, dict[str, list[Entry]]], in_use: set[str],
-           names: dict[str, list[Entry]]) -> _Claim:
-    hits: list[tuple[str, str, list[Entry]]] = []
+def _claim(s: Student, indexes: dict[str, dict[str, list[RosterEntry]]], in_use: set[str],
+           names: dict[str, list[RosterEntry]]) -> _Claim:
+    hits: list[tuple[str, str, list[RosterEntry]]] = []
     asked = []
     keys = [k for k in _strong_keys(s) if k.value and k.attr in in_use]
     for how, value, attr, decisive, _ in keys:
@@ -229,7 +229,7 @@ def _claim(s: Student, indexes: dict[str, dict[str, list[Entry]]], in_use: set[s
     return _Claim(None, why="not on the roster")
 
 
-def match(rows: list[Prepared], entries: list[Entry]) -> tuple[list[Prepared], list[Prepared]]:
+def match(rows: list[Prepared], entries: list[RosterEntry]) -> tuple[list[Prepared], list[Prepared]]:
     """Fill each row from its roster entry; the second list: a row for each student on the roster that no
     submission names. A group submission is given to each member of the group first."""
     from grader.intake.collect import Prepared
@@ -241,7 +241,7 @@ def match(rows: list[Prepared], entries: list[Entry]) -> tuple[list[Prepared], l
     in_use = {attr for attr, index in indexes.items()
               if any(value and value.casefold() in index for p in rows if p.student.key not in members
                      for _, value, a, _, _ in _strong_keys(p.student) if a == attr)}
-    names: dict[str, list[Entry]] = {}
+    names: dict[str, list[RosterEntry]] = {}
     for e in entries:
         for n in _names(e):
             names.setdefault(n, []).append(e)
@@ -291,14 +291,14 @@ def match(rows: list[Prepared], entries: list[Entry]) -> tuple[list[Prepared], l
     return rows, missing
 
 
-def _group_members(rows: list[Prepared], entries: list[Entry]) -> tuple[list[Prepared], dict[str, Entry]]:
+def _group_members(rows: list[Prepared], entries: list[RosterEntry]) -> tuple[list[Prepared], dict[str, RosterEntry]]:
     """A group submission becomes one row per member of that group on the roster (a `group_name` column, as
     in Canvas's group-set CSV, or Moodle's `Groups`). Canvas names it after the group with its
     representative's user id (who must be a member); Moodle 4.x after the team with the group's id, which a
     worksheet's participant id outranks (a student whose name is a group's is still that student)."""
     from grader.intake.collect import Prepared
 
-    groups: dict[str, list[Entry]] = {}
+    groups: dict[str, list[RosterEntry]] = {}
     for e in entries:
         if e.group:
             groups.setdefault(norm(e.group), []).append(e)
@@ -306,7 +306,7 @@ def _group_members(rows: list[Prepared], entries: list[Entry]) -> tuple[list[Pre
         return rows, {}
     participants = {e.participant for e in entries if e.participant}
     out: list[Prepared] = []
-    members: dict[str, Entry] = {}
+    members: dict[str, RosterEntry] = {}
     taken = {p.student.key for p in rows}
     for p in rows:
         s = p.student
