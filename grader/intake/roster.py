@@ -79,6 +79,16 @@ def _names(entry: RosterEntry) -> set[str]:
     return out - {""}
 
 
+def moodle_names_agree(folder_name: str, entry: RosterEntry) -> bool:
+    """Moodle writes the full name into the folder (3.x after "Group name-"; "Participant" under blind
+    marking), so a participant id whose roster name is another's is not that participant's folder."""
+    if not entry.name or folder_name.casefold() == "participant":
+        return True
+    names = _names(entry)
+    parts = folder_name.split("-")
+    return any(norm("-".join(parts[i:])) in names for i in range(len(parts)))
+
+
 def read(path: str | os.PathLike) -> tuple[list[RosterEntry], list[Skipped]]:
     from grader.intake.collect import InputError
 
@@ -212,6 +222,10 @@ def _claim(s: Student, indexes: dict[str, dict[str, list[RosterEntry]]], in_use:
                 return _Claim(None, kind="identity_conflict", candidates=[e],
                               why=f"{hits[0][0]} {hits[0][1]} names {e.label()}, whose {other.how} is "
                                   f"{getattr(e, other.attr)}, not {other.value}: not matched, check by hand")
+            if s.platform == "moodle" and not moodle_names_agree(s.name, e):
+                return _Claim(None, kind="identity_conflict", candidates=[e],
+                              why=f"the export names participant {s.id} {s.name!r}, the roster {e.name!r}: "
+                                  "not matched, check by hand")
             return _Claim(e, " and ".join(h[0] for h in hits))
         return _Claim(None, kind="ambiguous_identity", candidates=left,
                       why=f"{hits[0][0]} {hits[0][1]} is on {len(left)} roster rows "
@@ -304,7 +318,7 @@ def _group_members(rows: list[Prepared], entries: list[RosterEntry]) -> tuple[li
             groups.setdefault(norm(e.group), []).append(e)
     if not groups:
         return rows, {}
-    participants = {e.participant for e in entries if e.participant}
+    participants = {e.participant: e for e in entries if e.participant}
     out: list[Prepared] = []
     members: dict[str, RosterEntry] = {}
     taken = {p.student.key for p in rows}
@@ -313,7 +327,8 @@ def _group_members(rows: list[Prepared], entries: list[RosterEntry]) -> tuple[li
         found = groups.get(norm(s.name)) if s.platform in ("canvas", "moodle") else None
         ids = {m.id for m in found or [] if m.id}
         if (not found or (s.platform == "canvas" and ids and s.id not in ids)
-                or (s.platform == "moodle" and s.id in participants)):
+                or (s.platform == "moodle" and s.id in participants
+                    and moodle_names_agree(s.name, participants[s.id]))):
             out.append(p)
             continue
         group = found[0].group

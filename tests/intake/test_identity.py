@@ -87,7 +87,7 @@ def test_a_display_name_made_like_a_moodle_folder_cannot_claim_a_classmates_id(t
         "Team Kestrel_576400_assignsubmission_file": REFERENCE})  # a student named like a team
     roster = tmp_path / "worksheet.csv"
     roster.write_text(WORKSHEET + "Participant 576317,Wei Li,wei.li@u.edu,,,,,,,\n"
-                                  "Participant 576999,Eve Mallory,eve@u.edu,,,,,,,\n"
+                                  "Participant 576999,Wei Li_576317_assignsubmission_file,eve@u.edu,,,,,,,\n"
                                   "Participant 576400,Team Kestrel,tk@u.edu,,,,,,,\n")
     rows = {p.student.key: p for p in collect([export], roster=roster).students}
     assert set(rows) == {"moodle:576317", "moodle:576999", "moodle:576400"}
@@ -98,6 +98,23 @@ def test_a_display_name_made_like_a_moodle_folder_cannot_claim_a_classmates_id(t
                       "Participant 1,Bea Oduya,bea@u.edu,Team Kestrel\nParticipant 2,Cal Ruiz,cal@u.edu,Team Kestrel\n")
     rows = {p.student.key: p for p in collect([export], roster=roster).students}
     assert rows["moodle:576400"].source.decode() == REFERENCE and rows["moodle:576400"].student.email == "tk@u.edu"
+
+
+def test_a_moodle_team_folder_whose_group_id_is_a_participants_is_not_that_participant(tmp_path):
+    """Moodle 4.x names a team's folder with the group's id, which may equal a participant id: the folder's
+    name then disagrees with the worksheet's and the members get it, never that participant."""
+    export = _moodle(tmp_path / "export", {"Team Kestrel_412_assignsubmission_file": ZERO_FILL,
+                                           "Zed Roe_413_assignsubmission_file": REFERENCE})
+    roster = tmp_path / "worksheet.csv"
+    roster.write_text("Identifier,Full name,Email address,Groups\nParticipant 412,Yan Po,yan@u.edu,\n"
+                      "Participant 1,Bea Oduya,bea@u.edu,Team Kestrel\nParticipant 2,Cal Ruiz,cal@u.edu,Team Kestrel\n"
+                      "Participant 413,Zoe Roe,zoe@u.edu,\n")
+    rows = {p.student.email or p.student.key: p for p in collect([export], roster=roster).students}
+    assert rows["bea@u.edu"].source == rows["cal@u.edu"].source == ZERO_FILL.encode()
+    assert rows["yan@u.edu"].source is None  # participant 412 handed nothing in
+    zed = rows["moodle:413"]  # the folder says Zed Roe, the worksheet's 413 is Zoe Roe: flagged, not given
+    assert _flags(zed) == ["identity_conflict"] and "'Zed Roe', the roster 'Zoe Roe'" in zed.student.flags[0].detail
+    assert rows["zoe@u.edu"].source is None and _flags(rows["zoe@u.edu"]) == ["ambiguous_identity"]
 
 
 def test_canvas_gradebook_export_as_roster_leaves_out_what_is_not_a_student(tmp_path):
