@@ -12,6 +12,7 @@ import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from xml.etree import ElementTree as ET
 
 import pytest
 
@@ -164,8 +165,9 @@ def test_every_row_is_the_right_student_with_the_right_status_and_score(tmp_path
     intake = collect([export], roster=roster)
     # One store for the three layouts (same secret and rubric): the five sources are graded once in all.
     out = tmp_path_factory.getbasetemp() / "lms-store"
+    junit = root / "junit.xml"
     run = grade_class(intake, rubric=load_rubric(INSTRUCTOR_RUBRIC), secret="lms-secret", out=out,
-                      sandboxes=[warm], hidden=[export])
+                      sandboxes=[warm], hidden=[export], junit=junit)
     rows = _read(out / "gradebook.csv")
     assert len(rows) == 60 and run.summary.students == 60  # no Points Possible, no test student, no duplicate
     by_id = {r["ID"]: r for r in rows}
@@ -204,6 +206,13 @@ def test_every_row_is_the_right_student_with_the_right_status_and_score(tmp_path
     if layout is canvas_class:  # the rows that are not students are listed, not graded
         reasons = [s.reason for s in run.skipped if s.path.startswith(str(roster))]
         assert len(reasons) == 2 and "Points Possible" in reasons[0] and "test student" in reasons[1]
+    # JUnit says why an ungradable upload has no test cases, as the gradebook's Notes do.
+    suites = {suite.get("name"): suite for suite in ET.parse(junit).getroot()}
+    pdf = next(t for t in truth if t.kind == "pdf")
+    (error,) = [e for name, suite in suites.items() if name.startswith(pdf.name if layout is not canvas_class
+                                                                          else f"{pdf.last}, {pdf.first}")
+                for e in suite.iter("error")]
+    assert "nothing could be graded" in error.get("message") and "a .pdf file" in error.get("message")
     matched = {p.student.matched_by for p in intake.students if p.student.platform != "roster"}
     assert matched == {canvas_class: {"Canvas user id"}, moodle_class: {"Moodle participant id"},
                        gradescope_class: {"Gradescope submission id and SID and e-mail"}}[layout]
