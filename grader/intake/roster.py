@@ -38,6 +38,8 @@ POINTS_POSSIBLE = "points possible"
 # Canvas's Student View makes a fake student, exported with the others.
 TEST_STUDENTS = {"student, test", "test student"}
 TRAILING_NUMBER = re.compile(r"(\d+)\s*$")
+# A roster with a role column (Gradescope's course roster, Canvas's people list) lists its staff too.
+STUDENT_ROLES = {"student", "studentenrollment", "learner"}
 
 
 @dataclass(eq=False)
@@ -118,6 +120,7 @@ def read(path: str | os.PathLike) -> tuple[list[RosterEntry], list[Skipped]]:
     )
     # Moodle's and Gradescope's exports split the name: "First name" and "Last name" (or "Surname").
     first, last = col("first name", "firstname", "given name"), col("last name", "surname", "lastname")
+    role = col("role", "roles")
     if all(where[k] is None for k in ("id", "name", "email", "participant")) and not (first is not None
                                                                                       and last is not None):
         raise InputError(f"roster {shown}: it needs an id, name or email column (e.g. ID, Student, Email, "
@@ -135,7 +138,8 @@ def read(path: str | os.PathLike) -> tuple[list[RosterEntry], list[Skipped]]:
             m = TRAILING_NUMBER.search(e.participant)
             e.participant = m[1] if m else ""
             e.id = e.id or e.participant
-        why = _not_a_student(e, cells, folded)
+        why = _not_a_student(e, cells, folded) or (
+            f"role {cell(role)!r}" if cell(role) and cell(role).casefold() not in STUDENT_ROLES else "")
         if why:
             skipped.append(Skipped(path=f"{shown}:{line}", reason=f"{why}: not a student, left out"))
         else:

@@ -197,3 +197,17 @@ def test_interface_problems_are_flagged_from_the_syntax_tree(tmp_path):
     assert "renamed?" in renamed[0].detail
     assert [f.kind for f in runner] == ["interface"] and "calls unittest.main() when imported" in runner[0].detail
     assert not rows["3"].student.flags
+
+
+def test_staff_on_a_roster_with_a_role_column_get_no_row(tmp_path):
+    (tmp_path / "export" / "submission_7").mkdir(parents=True)
+    (tmp_path / "export" / "submission_7" / "attention.py").write_text(REFERENCE)
+    (tmp_path / "export" / "submission_metadata.yml").write_text(
+        "submission_7:\n  :submitters:\n  - :name: Ann Lee\n    :sid: 'S1'\n    :email: ann@u.edu\n")
+    roster = tmp_path / "roster.csv"  # Gradescope's course roster lists the staff with the students
+    roster.write_text("Full Name,Email,SID,Role\nAnn Lee,ann@u.edu,S1,Student\nTia Ng,tia@u.edu,,TA\n"
+                      "Ivo Pol,ivo@u.edu,,Instructor\n")
+    intake = collect([tmp_path / "export"], roster=roster)
+    assert [p.student.email for p in intake.students] == ["ann@u.edu"]
+    assert sorted(s.reason for s in intake.skipped) == ["role 'Instructor': not a student, left out",
+                                                        "role 'TA': not a student, left out"]
