@@ -21,6 +21,7 @@ from pathlib import PurePosixPath
 from grader.intake import interface, notebook, onlinetext, pack, platforms
 from grader.intake.files import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES, Refused, display
 from grader.intake.models import Flag, Skipped, Student
+from grader.intake.roster import canvas_logins
 from grader.intake.roster import match as match_roster
 from grader.intake.roster import read as read_roster
 from grader.intake.tree import Node, from_disk, read_zip
@@ -76,6 +77,8 @@ def collect(inputs: Iterable[str | os.PathLike], roster: str | os.PathLike | Non
     intake = Intake()
     skip = intake.skipped
     units: dict[str, _Unit] = {}
+    listed, left_out = read_roster(roster) if roster is not None else ([], [])
+    logins = canvas_logins(listed)
     for arg in inputs:
         path = os.fspath(arg)
         if not os.path.lexists(path):
@@ -86,11 +89,11 @@ def collect(inputs: Iterable[str | os.PathLike], roster: str | os.PathLike | Non
             owner = platforms.owner_of_folder(node.name)
             units.setdefault(owner.key, _Unit(owner)).pieces.append(_Piece(node, ()))
         elif node.kind == "dir":
-            _walk_class(node, units, skip)
+            _walk_class(node, units, skip, logins)
         elif node.kind == "file" and not as_student and (export := _class_archive(node)) is not None:
-            _walk_class(export, units, skip)
+            _walk_class(export, units, skip, logins)
         elif node.kind == "file":
-            owner = platforms.owner_of_file(node.name)
+            owner = platforms.owner_of_file(node.name, logins)
             if owner.platform == "file":  # named on the command line: its own student, whatever its name
                 owner = platforms.Owner(f"path:{node.path}", node.path, node.path, "file", original=node.name)
             _add_file(node, units, owner)
@@ -99,9 +102,8 @@ def collect(inputs: Iterable[str | os.PathLike], roster: str | os.PathLike | Non
     people = [_resolve(unit, skip, entries) for unit in units.values()]
     rows = [p for group in people for p in group]
     if roster is not None:
-        entries, left_out = read_roster(roster)
         skip += left_out
-        rows, missing = match_roster(rows, entries)
+        rows, missing = match_roster(rows, listed)
         rows += missing
     for i, p in enumerate(rows):
         p.student.position = i
@@ -147,8 +149,13 @@ def _add_file(node: Node, units: dict[str, _Unit], owner: platforms.Owner | None
     unit.pieces.append(_Piece(node, (owner.original or node.name,), owner.order, owner.late))
 
 
-def _walk_class(root: Node, units: dict[str, _Unit], skip: list[Skipped]) -> None:
+def _walk_class(root: Node, units: dict[str, _Unit], skip: list[Skipped], logins: dict[str, set[str]]) -> None:
     names = {c.name: c for c in root.children}
+    # Who is who by Canvas's own names: the roster's, and every name in the export that reads only one way.
+    known = {uid: set(names) for uid, names in logins.items()}
+    for child in root.children:
+        if len(readings := platforms.canvas_readings(child.name)) == 1:
+            known.setdefault(readings[0].id, set()).add(readings[0].name)
     meta = names.get(platforms.GRADESCOPE_METADATA)
     submitters: dict[str, list[platforms.Submitter]] = {}
     if meta is not None and meta.kind == "file":
@@ -164,7 +171,7 @@ def _walk_class(root: Node, units: dict[str, _Unit], skip: list[Skipped]) -> Non
             skip.append(Skipped(path=child.path, reason=child.reason))
             if child.in_archive and ("/" in child.name or "\\" in child.name or child.name in ("", "..")):
                 continue  # a member refused for its path names nobody: no row for it
-            owner = platforms.owner_of_file(child.name)
+            owner = platforms.owner_of_file(child.name, known)
             if owner.platform != "file" or child.name.endswith(SOURCE_SUFFIXES):
                 # the student still gets a row, saying what they handed in and why it was not graded
                 units.setdefault(owner.key, _Unit(owner)).refused.append(f"{child.name}: {child.reason}")
@@ -180,7 +187,8 @@ def _walk_class(root: Node, units: dict[str, _Unit], skip: list[Skipped]) -> Non
             unit.pieces.append(_Piece(child, (child.name,)))  # Moodle: one folder per plugin, both kept
         elif (child.name.endswith(SOURCE_SUFFIXES) or platforms.is_online_text(child.name)
               or platforms.owner_of_file(child.name).platform != "file"):
-            _add_file(child, units)  # a platform's name: handed in, whatever it is (a PDF is read as not gradable)
+            # a platform's name: handed in, whatever it is (a PDF is read as not gradable)
+            _add_file(child, units, platforms.owner_of_file(child.name, known))
         else:
             skip.append(Skipped(path=child.path, reason=_not_source(child.name)))
     for folder in sorted(submitters.keys() - names.keys()):
@@ -340,6 +348,10 @@ def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
     late = max(latest, key=lambda p: p.order).late if latest else False
     sources = _read_sources(_expand(latest, skip), skip, entries)
     base = dict(key=owner.key, id=owner.id, name=owner.name, platform=owner.platform, late=late)
+    unsure = [Flag(kind="identity_conflict", detail=(
+        f"the Canvas file name {owner.original} reads as user {' or '.join(owner.readings)} (the name or the "
+        "file's own name holds _<digits>_<digits>_), and no roster or other file tells which: not matched, "
+        "check by hand"))] if owner.readings else []
     people = [dict(base, key=f"gradescope:{p.sid or p.email or p.name or owner.id}", id=p.sid or owner.id,
                    name=p.name or owner.name, email=p.email, submission_id=platforms.gradescope_id(p.folder))
               for p in unit.people] or [base]
@@ -347,7 +359,7 @@ def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
         # Handed in but refused (a PDF, `attention.py.txt`, an archive inside a class archive, a file over
         # the cap): the row is `ungradable` and says why, so it does not read as "did not submit".
         refused = unit.refused + [f"{PurePosixPath(k.path).name}: {k.reason}" for k in skip[seen:]]
-        out = [Prepared(Student(**who), None) for who in people]
+        out = [Prepared(Student(**who, flags=list(unsure)), None) for who in people]
         for p in out:
             if refused:
                 p.student.flag("ungradable", "handed in, but nothing could be graded: " + "; ".join(refused[:3])
@@ -395,7 +407,7 @@ def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
             f"{len(rivals) + 1} files define {entries[0]}: graded {'/'.join(graded.rel)}, not {', '.join(rivals)} "
             f"({CANDIDATE_RULE})")))
     return [Prepared(Student(**who, submission=graded.node.path, handed_in="/".join(graded.rel), source_sha256=sha,
-                             converted=converted, notes=list(notes), flags=list(flags)), data) for who in people]
+                             converted=converted, notes=list(notes), flags=[*unsure, *flags]), data) for who in people]
 
 
 def _not_source(name: str) -> str:

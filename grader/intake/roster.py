@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from grader.intake import platforms
 from grader.intake.files import MAX_NOTEBOOK_BYTES, Refused, display, read_file
 from grader.intake.models import Skipped, Student
 
@@ -159,6 +160,17 @@ def _not_a_student(e: RosterEntry, cells: list[str], header: list[str]) -> str:
     return ""
 
 
+def canvas_logins(entries: list[RosterEntry]) -> dict[str, set[str]]:
+    """User id -> the sortable names Canvas would write into its file names for that roster row."""
+    out: dict[str, set[str]] = {}
+    for e in entries:
+        if e.id and e.name:
+            parts = e.name.split()
+            sortable = [e.name] if "," in e.name else [e.name, f"{parts[-1]}, {' '.join(parts[:-1])}"]
+            out.setdefault(e.id, set()).update(platforms.canvas_login(n) for n in sortable)
+    return out
+
+
 def _index(entries: list[RosterEntry], attr: str) -> dict[str, list[RosterEntry]]:
     out: dict[str, list[RosterEntry]] = {}
     for e in entries:
@@ -266,7 +278,12 @@ def match(rows: list[Prepared], entries: list[RosterEntry]) -> tuple[list[Prepar
     claims: dict[str, _Claim] = {}
     for p in rows:
         s = p.student
-        claim = _Claim(members[s.key], "group") if s.key in members else _claim(s, indexes, in_use, names)
+        if s.key in members:
+            claim = _Claim(members[s.key], "group")
+        elif any(f.kind == "identity_conflict" for f in s.flags):  # intake could not tell whose it is
+            claim = _Claim(None, kind="identity_conflict")
+        else:
+            claim = _claim(s, indexes, in_use, names)
         claims[s.key] = claim
         if claim.entry is not None:
             claim.entry.claimed.append(s)
@@ -282,7 +299,8 @@ def match(rows: list[Prepared], entries: list[RosterEntry]) -> tuple[list[Prepar
             claims[s.key] = claim
         s.on_roster = e is not None
         if e is None:
-            s.flag(claim.kind, claim.why)
+            if claim.why:
+                s.flag(claim.kind, claim.why)
             for c in claim.candidates:
                 c.maybe.append(s)  # so its no-submission row says it may be this one
             continue

@@ -211,3 +211,27 @@ def test_staff_on_a_roster_with_a_role_column_get_no_row(tmp_path):
     assert [p.student.email for p in intake.students] == ["ann@u.edu"]
     assert sorted(s.reason for s in intake.skipped) == ["role 'Instructor': not a student, left out",
                                                         "role 'TA': not a student, left out"]
+
+
+def test_a_canvas_name_that_reads_two_ways_is_decided_by_the_roster_or_by_nobody(tmp_path):
+    """Canvas keeps `_` and digits of a sortable name (content_zipper.rb), and the student's own file name
+    follows the ids: `eve_4821_99817_5000_99900_attention.py` reads as user 4821 or 5000. It never joins
+    4821's submission; Canvas's names on the roster (or elsewhere in the export) tell which it is."""
+    export = tmp_path / "export"
+    export.mkdir()
+    (export / "smithjohn_4821_99817_attention.py").write_text(REFERENCE)
+    (export / "eve_4821_99817_5000_99900_attention.py").write_text(ZERO_FILL)  # sortable name "Eve_4821_99817"
+    (export / "kimsoo_2004_99820_hw_1_2_attention.py").write_text(REFERENCE)  # an honest file name, two readings
+    alone = {p.student.key: p for p in collect([export]).students}
+    assert alone["canvas:4821"].source.decode() == REFERENCE and not alone["canvas:4821"].student.flags
+    unsure = [p for k, p in alone.items() if k.startswith("canvas-unsure:")]
+    assert len(unsure) == 2 and all(_flags(p) == ["identity_conflict"] and p.student.id == "" for p in unsure)
+    assert any("reads as user 4821 or 99817 or 5000" in p.student.flags[0].detail for p in unsure)
+    roster = tmp_path / "grades.csv"
+    roster.write_text('Student,ID,SIS User ID\n"Smith, John",4821,S1\nEve_4821_99817,5000,S2\n"Kim, Soo",2004,S3\n')
+    rows = {p.student.key: p for p in collect([export], roster=roster).students}
+    assert set(rows) == {"canvas:4821", "canvas:5000", "canvas:2004"}
+    assert rows["canvas:4821"].source.decode() == REFERENCE and rows["canvas:4821"].student.sis_id == "S1"
+    assert rows["canvas:5000"].source.decode() == ZERO_FILL and rows["canvas:5000"].student.sis_id == "S2"
+    assert rows["canvas:2004"].student.handed_in == "hw_1_2_attention.py" and not any(
+        p.student.flags for p in rows.values())
