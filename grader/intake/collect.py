@@ -6,6 +6,9 @@ submission, except a zip holding a whole class's export (platform names inside),
 class's folder; an archive inside it is never opened (listed, with the way to grade it). Per student only the latest submission counts; inside a submission the file that defines
 `causal_attention` is graded, notebooks are converted (`notebook.py`), online text is taken out of its HTML
 (`onlinetext.py`), archives opened (`tree.py`), helper modules it imports travel with it (`pack.py`). A path that does not exist is an `InputError`.
+A roster says who each row is (`roster.py`). A row handed in with nothing gradable in it carries an
+`ungradable` flag saying why; two files defining the entry point, and an interface that hides the math
+(`interface.py`), are flagged too: every flag is a line of the class's review list.
 """
 
 from __future__ import annotations
@@ -152,7 +155,7 @@ def _add_file(node: Node, units: dict[str, _Unit], owner: platforms.Owner | None
 def _walk_class(root: Node, units: dict[str, _Unit], skip: list[Skipped], logins: dict[str, set[str]]) -> None:
     names = {c.name: c for c in root.children}
     # Who is who by Canvas's own names: the roster's, and every name in the export that reads only one way.
-    known = {uid: set(names) for uid, names in logins.items()}
+    known = {uid: set(written) for uid, written in logins.items()}
     for child in root.children:
         if len(readings := platforms.canvas_readings(child.name)) == 1:
             known.setdefault(readings[0].id, set()).add(readings[0].name)
