@@ -103,7 +103,7 @@ def collect(inputs: Iterable[str | os.PathLike], roster: str | os.PathLike | Non
         else:
             skip.append(Skipped(path=node.path, reason=node.reason))
     people = [_resolve(unit, skip, entries) for unit in units.values()]
-    rows = [p for group in people for p in group]
+    rows = _one_row_per_key([p for group in people for p in group])
     if roster is not None:
         skip += left_out
         rows, missing = match_roster(rows, listed)
@@ -137,6 +137,21 @@ def _class_archive(node: Node) -> Node | None:
     if len({o.key for o in owners}) >= 2 and 2 * len(owners) >= len(inside):
         return root
     return None
+
+
+def _one_row_per_key(rows: list[Prepared]) -> list[Prepared]:
+    """A key is one student: two rows that read as the same one (a SID in two Gradescope submissions) are
+    both kept, told apart, and flagged, so neither overwrites the other and neither is guessed."""
+    by_key: dict[str, list[Prepared]] = {}
+    for p in rows:
+        by_key.setdefault(p.student.key, []).append(p)
+    for key, same in by_key.items():
+        for n, p in enumerate(same[1:] if len(same) > 1 else [], start=2):
+            p.student.key = f"{key}#{n}"
+        for p in same if len(same) > 1 else []:
+            p.student.flag("identity_conflict", f"{len(same)} submissions read as the same student ({key}): "
+                           f"{', '.join(o.student.submission or o.student.key for o in same)}; check by hand")
+    return rows
 
 
 def _owner(node: Node) -> platforms.Owner | None:
@@ -355,7 +370,8 @@ def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
         f"the Canvas file name {owner.original} reads as user {' or '.join(owner.readings)} (the name or the "
         "file's own name holds _<digits>_<digits>_), and no roster or other file tells which: not matched, "
         "check by hand"))] if owner.readings else []
-    people = [dict(base, key=f"gradescope:{p.sid or p.email or p.name or owner.id}", id=p.sid or owner.id,
+    # A submitter with neither SID nor e-mail is only a name in a folder: two "Wei Li" stay two keys.
+    people = [dict(base, key=f"gradescope:{p.sid or p.email or f'{p.folder}/{p.name}'}", id=p.sid or owner.id,
                    name=p.name or owner.name, email=p.email, submission_id=platforms.gradescope_id(p.folder))
               for p in unit.people] or [base]
     if not sources:

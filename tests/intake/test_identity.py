@@ -235,3 +235,24 @@ def test_a_canvas_name_that_reads_two_ways_is_decided_by_the_roster_or_by_nobody
     assert rows["canvas:5000"].source.decode() == ZERO_FILL and rows["canvas:5000"].student.sis_id == "S2"
     assert rows["canvas:2004"].student.handed_in == "hw_1_2_attention.py" and not any(
         p.student.flags for p in rows.values())
+
+
+def test_gradescope_submitters_without_sid_or_email_and_a_sid_twice_are_never_merged(tmp_path):
+    export = tmp_path / "export"
+    (export).mkdir()
+    (export / "submission_metadata.yml").write_text(
+        "submission_1:\n  :submitters:\n  - :name: Wei Li\n"
+        "submission_2:\n  :submitters:\n  - :name: Wei Li\n"
+        "submission_3:\n  :submitters:\n  - :name: Ann Lee\n    :sid: 'S9'\n"
+        "submission_4:\n  :submitters:\n  - :name: Ann Lee\n    :sid: 'S9'\n")
+    for n, text in ((1, REFERENCE), (2, ZERO_FILL), (3, REFERENCE), (4, ZERO_FILL)):
+        (export / f"submission_{n}").mkdir()
+        (export / f"submission_{n}" / "attention.py").write_text(text)
+    students = collect([export]).students
+    assert len({p.student.key for p in students}) == 4  # four rows, four keys: none overwrites another
+    weis = [p for p in students if p.student.name == "Wei Li"]
+    assert sorted(p.source.decode() for p in weis) == sorted([REFERENCE, ZERO_FILL]) and not any(
+        p.student.flags for p in weis)
+    anns = [p for p in students if p.student.name == "Ann Lee"]
+    assert all(_flags(p) == ["identity_conflict"] and "2 submissions read as the same student" in
+               p.student.flags[0].detail for p in anns)
