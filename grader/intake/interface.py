@@ -15,12 +15,12 @@ RUNNERS = {"unittest.main", "pytest.main", "doctest.testmod", "sys.exit", "exit"
 
 
 def _dotted(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner else ""
-    return ""
+    """`unittest.main` for the call's function; "" for anything but a dotted name (a loop: chains may be long)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else ""
 
 
 def _is_main_guard(node: ast.stmt) -> bool:
@@ -64,10 +64,11 @@ def renamed(tree: ast.Module, entry: str) -> list[tuple[str, str, int]]:
 
 
 def problems(source: str, entry: str, defines: bool) -> list[str]:
-    """Each interface problem found, in words naming the line; empty when the file does not parse."""
+    """Each interface problem found, in words naming the line; empty when the file does not parse (a tree
+    too deep for the parser is no interface to read)."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     out = []
     if not defines:

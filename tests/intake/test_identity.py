@@ -256,3 +256,13 @@ def test_gradescope_submitters_without_sid_or_email_and_a_sid_twice_are_never_me
     anns = [p for p in students if p.student.name == "Ann Lee"]
     assert all(_flags(p) == ["identity_conflict"] and "2 submissions read as the same student" in
                p.student.flags[0].detail for p in anns)
+
+
+def test_interface_reading_survives_what_the_parser_cannot_build():
+    from grader.intake.interface import problems
+
+    for hostile in ("x = " + "a." * 200_000 + "b\n", "x = " + "-" * 200_000 + "1\n", "def f(:\n"):
+        assert problems(hostile, "causal_attention", defines=False) == []
+    chain = "import unittest\n" + "unittest" + ".x" * 2_000 + "()\nunittest.main()\n"  # deep, still parsable
+    assert [p.split(" (line")[0] for p in problems(chain, "causal_attention", defines=True)] == [
+        "calls unittest.main() when imported"]
