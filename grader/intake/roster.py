@@ -100,8 +100,11 @@ def read(path: str | os.PathLike) -> tuple[list[RosterEntry], list[Skipped]]:
         text = read_file(path, MAX_NOTEBOOK_BYTES).data.decode("utf-8-sig", "replace")
     except Refused as exc:
         raise InputError(f"roster {shown}: {exc}") from None
-    reader = csv.reader(io.StringIO(text))
-    header = next(reader, [])
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:  # a cell over csv's field limit, a quote never closed at the end
+        raise InputError(f"roster {shown}: not a readable CSV file ({exc})") from None
+    header = rows[0] if rows else []
     cols = {h.strip().casefold(): i for i, h in reversed(list(enumerate(header)))}
 
     def col(*names: str) -> int | None:
@@ -128,7 +131,7 @@ def read(path: str | os.PathLike) -> tuple[list[RosterEntry], list[Skipped]]:
                          "Identifier)")
     folded = [h.strip().casefold() for h in header]
     entries, skipped = [], []
-    for line, cells in enumerate(reader, start=2):
+    for line, cells in enumerate(rows[1:], start=2):
         def cell(i: int | None, cells=cells) -> str:
             return cells[i].strip() if i is not None and i < len(cells) else ""
 

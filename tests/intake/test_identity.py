@@ -266,3 +266,15 @@ def test_interface_reading_survives_what_the_parser_cannot_build():
     chain = "import unittest\n" + "unittest" + ".x" * 2_000 + "()\nunittest.main()\n"  # deep, still parsable
     assert [p.split(" (line")[0] for p in problems(chain, "causal_attention", defines=True)] == [
         "calls unittest.main() when imported"]
+
+
+def test_an_unreadable_roster_is_a_clear_input_error(tmp_path):
+    import pytest
+
+    from grader.intake.collect import InputError
+
+    (tmp_path / "export").mkdir()
+    roster = tmp_path / "roster.csv"
+    roster.write_text('Student,ID\n"' + "x" * 200_000 + '",1\n')
+    with pytest.raises(InputError, match="roster .*roster.csv: not a readable CSV file"):
+        collect([tmp_path / "export"], roster=roster)
