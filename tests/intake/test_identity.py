@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.intake.collect import collect
+import pytest
+
+from grader.intake.collect import InputError, collect
+from grader.intake.interface import problems
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = (ROOT / "reference" / "attention.py").read_text()
@@ -259,8 +262,6 @@ def test_gradescope_submitters_without_sid_or_email_and_a_sid_twice_are_never_me
 
 
 def test_interface_reading_survives_what_the_parser_cannot_build():
-    from grader.intake.interface import problems
-
     for hostile in ("x = " + "a." * 200_000 + "b\n", "x = " + "-" * 200_000 + "1\n", "def f(:\n"):
         assert problems(hostile, "causal_attention", defines=False) == []
     chain = "import unittest\n" + "unittest" + ".x" * 2_000 + "()\nunittest.main()\n"  # deep, still parsable
@@ -269,10 +270,6 @@ def test_interface_reading_survives_what_the_parser_cannot_build():
 
 
 def test_an_unreadable_roster_is_a_clear_input_error(tmp_path):
-    import pytest
-
-    from grader.intake.collect import InputError
-
     (tmp_path / "export").mkdir()
     roster = tmp_path / "roster.csv"
     roster.write_text('Student,ID\n"' + "x" * 200_000 + '",1\n')
