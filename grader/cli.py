@@ -148,7 +148,8 @@ def _class_line(run, out, shard) -> None:
     per = f", {run.seconds / students * 1000:.0f} ms per student" if students else ""
     part = f" (shard {shard[0]}/{shard[1]})" if shard else ""
     print(f"graded {students} students{part} in {run.seconds:.1f} s{per}: {run.graded_now} graded now, "
-          f"{run.from_store} from the store, {s.no_submission} without a submission, {s.grader_errors} grader errors; "
+          f"{run.from_store} from the store, {s.no_submission} without a submission, {s.ungradable} ungradable, "
+          f"{s.grader_errors} grader errors, {len(s.review)} to review (review.csv); "
           f"mean {s.mean:.1f}/{s.max_score:g}; {len(run.skipped)} paths skipped"
           + (f"; results in {_line(str(out))}" if out else ""), file=sys.stderr)
     for k in run.skipped[:20]:

@@ -38,7 +38,8 @@ def gradebook_csv(results: list[StudentResult]) -> str:
         s, rep = r.student, r.report
         scores = {c.id: score_text(c.score) for c in rep.checks} if rep else {}
         capped = cap_line(rep, rep.checks) if rep else None  # the total is not the checks' sum: say why
-        notes = "; ".join(s.notes + ([r.error] if r.error else []) + ([capped] if capped else []))
+        notes = "; ".join(s.notes + [f.detail for f in s.flags] + ([r.error] if r.error else [])
+                          + ([capped] if capped else []))
         row = [s.name, s.id, s.sis_id, s.sis_login, s.section, s.email, score_text(rep.score) if rep else "",
                score_text(rep.max_score) if rep else "", r.status, "yes" if s.late else "", s.submission, s.source_sha256,
                *(scores.get(i, "") for i in check_ids), " ".join(d.id for d in rep.diagnoses) if rep else "", notes]

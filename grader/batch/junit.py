@@ -25,7 +25,8 @@ def junit_xml(results: list[StudentResult]) -> str:
         checks = r.report.checks if r.report else []
         if not checks:
             case = ET.SubElement(suite, "testcase", classname=_text(s.id), name="submission")
-            ET.SubElement(case, "error", message=_text(r.error or "; ".join(s.notes) or r.status))
+            ET.SubElement(case, "error", message=_text(r.error or "; ".join(s.notes + [f.detail for f in s.flags])
+                                                        or r.status))
             counts["tests"] += 1
             counts["errors"] += 1
         for c in checks:

@@ -12,7 +12,9 @@ from grader.report.models import CheckTally, ClassSummary, MisconceptionTally, R
 # The summary's types live with the report models (report/summary.py renders them); a class run fills them.
 __all__ = ["CheckTally", "ClassSummary", "MisconceptionTally", "ResultStatus", "StudentResult", "SummaryRow"]
 
-ResultStatus = Literal["graded", "no_submission", "grader_error"]
+# graded: a report; ungradable: handed in, nothing in it gradable (the row's flag says why);
+# no_submission: nothing handed in; grader_error: the grader failed on the file.
+ResultStatus = Literal["graded", "ungradable", "no_submission", "grader_error"]
 
 
 class StudentResult(BaseModel):

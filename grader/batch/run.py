@@ -24,6 +24,7 @@ from grader.batch.junit import junit_xml
 from grader.batch.models import ClassSummary, StudentResult
 from grader.batch.names import student_filename
 from grader.batch.progress import ClassProgress
+from grader.batch.review import review_csv
 from grader.batch.similarity import similar_pairs
 from grader.batch.store import STORE_NAME, Store
 from grader.batch.summary import summarize
@@ -146,7 +147,8 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
     def finish(p: Prepared) -> StudentResult:
         s = p.student
         rep = reports.get(s.source_sha256) if p.source is not None else None
-        status = "no_submission" if p.source is None else "graded" if rep else "grader_error"
+        status = (("ungradable" if any(f.kind == "ungradable" for f in s.flags) else "no_submission")
+                  if p.source is None else "graded" if rep else "grader_error")
         if rep is not None:
             rep = rep.model_copy(update={"submission": s.submission})
         r = StudentResult(student=s, status=status, report=rep, report_name=names[s.key],
@@ -209,8 +211,9 @@ def write_derived(path: Path, data: bytes) -> None:
 
 
 def write_outputs(out: Path, results: list[StudentResult], skipped: list[Skipped], summary: ClassSummary) -> list[Path]:
-    paths = [out / "gradebook.csv", out / "summary.json", out / "skipped.csv"]
+    paths = [out / "gradebook.csv", out / "summary.json", out / "skipped.csv", out / "review.csv"]
     atomic_write_text(paths[0], gradebook_csv(results))
+    atomic_write_text(paths[3], review_csv(summary.review))
     # rows (with timings) and similar pairs go to summary.html/md only: summary.json stays the same
     # whether a class is graded in one run or in shards merged later.
     atomic_write_text(paths[1], summary.model_dump_json(indent=1, exclude={"rows", "similar"}))

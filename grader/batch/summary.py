@@ -6,6 +6,7 @@ import statistics
 from collections import Counter
 
 from grader.batch.models import CheckTally, ClassSummary, MisconceptionTally, StudentResult, SummaryRow
+from grader.batch.review import review_items
 from grader.intake.models import Skipped
 
 
@@ -32,7 +33,9 @@ def summarize(results: list[StudentResult], skipped: list[Skipped] = ()) -> Clas
                                                   students=[r.student.key for r in rs])
                                for i, rs in who.items()), key=lambda m: (-m.count, m.id)),
         students=len(results), no_submission=sum(r.status == "no_submission" for r in results),
+        ungradable=sum(r.status == "ungradable" for r in results),
         grader_errors=sum(r.status == "grader_error" for r in results), skipped=list(skipped),
+        review=review_items(results),
         rows=[_row(r) for r in results],
     )
 

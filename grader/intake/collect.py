@@ -6,23 +6,27 @@ submission, except a zip holding a whole class's export (platform names inside),
 class's folder; an archive inside it is never opened (listed, with the way to grade it). Per student only the latest submission counts; inside a submission the file that defines
 `causal_attention` is graded, notebooks are converted (`notebook.py`), online text is taken out of its HTML
 (`onlinetext.py`), archives opened (`tree.py`), helper modules it imports travel with it (`pack.py`). A path that does not exist is an `InputError`.
+A roster says who each row is (`roster.py`). A row handed in with nothing gradable in it carries an
+`ungradable` flag saying why; two files defining the entry point, and an interface that hides the math
+(`interface.py`), are flagged too: every flag is a line of the class's review list.
 """
 
 from __future__ import annotations
 
 import ast
-import csv
 import hashlib
-import io
 import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from grader.intake import notebook, onlinetext, pack, platforms
-from grader.intake.files import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES, Refused, display, read_file
-from grader.intake.models import Skipped, Student
+from grader.intake import interface, notebook, onlinetext, pack, platforms
+from grader.intake.files import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES, Refused, display
+from grader.intake.models import Flag, Skipped, Student
+from grader.intake.roster import canvas_logins
+from grader.intake.roster import match as match_roster
+from grader.intake.roster import read as read_roster
 from grader.intake.tree import Node, from_disk, read_zip
 from grader.intake.tree import files as _tree_files
 
@@ -62,6 +66,7 @@ class _Unit:
     owner: platforms.Owner
     pieces: list[_Piece] = field(default_factory=list)
     people: list[platforms.Submitter] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # what was handed in and never read: "name: why"
 
 
 def shard_of(key: str, count: int) -> int:
@@ -75,6 +80,8 @@ def collect(inputs: Iterable[str | os.PathLike], roster: str | os.PathLike | Non
     intake = Intake()
     skip = intake.skipped
     units: dict[str, _Unit] = {}
+    listed, left_out = read_roster(roster) if roster is not None else ([], [])
+    logins = canvas_logins(listed)
     for arg in inputs:
         path = os.fspath(arg)
         if not os.path.lexists(path):
@@ -85,20 +92,21 @@ def collect(inputs: Iterable[str | os.PathLike], roster: str | os.PathLike | Non
             owner = platforms.owner_of_folder(node.name)
             units.setdefault(owner.key, _Unit(owner)).pieces.append(_Piece(node, ()))
         elif node.kind == "dir":
-            _walk_class(node, units, skip)
+            _walk_class(node, units, skip, logins)
         elif node.kind == "file" and not as_student and (export := _class_archive(node)) is not None:
-            _walk_class(export, units, skip)
+            _walk_class(export, units, skip, logins)
         elif node.kind == "file":
-            owner = platforms.owner_of_file(node.name)
+            owner = platforms.owner_of_file(node.name, logins)
             if owner.platform == "file":  # named on the command line: its own student, whatever its name
                 owner = platforms.Owner(f"path:{node.path}", node.path, node.path, "file", original=node.name)
             _add_file(node, units, owner)
         else:
             skip.append(Skipped(path=node.path, reason=node.reason))
     people = [_resolve(unit, skip, entries) for unit in units.values()]
-    rows = [p for group in people for p in group]
+    rows = _one_row_per_key([p for group in people for p in group])
     if roster is not None:
-        rows, missing = _apply_roster(rows, roster)
+        skip += left_out
+        rows, missing = match_roster(rows, listed)
         rows += missing
     for i, p in enumerate(rows):
         p.student.position = i
@@ -131,6 +139,21 @@ def _class_archive(node: Node) -> Node | None:
     return None
 
 
+def _one_row_per_key(rows: list[Prepared]) -> list[Prepared]:
+    """A key is one student: two rows that read as the same one (a SID in two Gradescope submissions) are
+    both kept, told apart, and flagged, so neither overwrites the other and neither is guessed."""
+    by_key: dict[str, list[Prepared]] = {}
+    for p in rows:
+        by_key.setdefault(p.student.key, []).append(p)
+    for key, same in by_key.items():
+        for n, p in enumerate(same[1:] if len(same) > 1 else [], start=2):
+            p.student.key = f"{key}#{n}"
+        for p in same if len(same) > 1 else []:
+            p.student.flag("identity_conflict", f"{len(same)} submissions read as the same student ({key}): "
+                           f"{', '.join(o.student.submission or o.student.key for o in same)}; check by hand")
+    return rows
+
+
 def _owner(node: Node) -> platforms.Owner | None:
     """Who a class export's entry belongs to, when its name is a platform's."""
     owner = (platforms.owner_of_folder(node.name) if node.kind == "dir"
@@ -144,8 +167,13 @@ def _add_file(node: Node, units: dict[str, _Unit], owner: platforms.Owner | None
     unit.pieces.append(_Piece(node, (owner.original or node.name,), owner.order, owner.late))
 
 
-def _walk_class(root: Node, units: dict[str, _Unit], skip: list[Skipped]) -> None:
+def _walk_class(root: Node, units: dict[str, _Unit], skip: list[Skipped], logins: dict[str, set[str]]) -> None:
     names = {c.name: c for c in root.children}
+    # Who is who by Canvas's own names: the roster's, and every name in the export that reads only one way.
+    known = {uid: set(written) for uid, written in logins.items()}
+    for child in root.children:
+        if len(readings := platforms.canvas_readings(child.name)) == 1:
+            known.setdefault(readings[0].id, set()).add(readings[0].name)
     meta = names.get(platforms.GRADESCOPE_METADATA)
     submitters: dict[str, list[platforms.Submitter]] = {}
     if meta is not None and meta.kind == "file":
@@ -161,9 +189,10 @@ def _walk_class(root: Node, units: dict[str, _Unit], skip: list[Skipped]) -> Non
             skip.append(Skipped(path=child.path, reason=child.reason))
             if child.in_archive and ("/" in child.name or "\\" in child.name or child.name in ("", "..")):
                 continue  # a member refused for its path names nobody: no row for it
-            owner = platforms.owner_of_file(child.name)
+            owner = platforms.owner_of_file(child.name, known)
             if owner.platform != "file" or child.name.endswith(SOURCE_SUFFIXES):
-                units.setdefault(owner.key, _Unit(owner))  # the student still gets a row, with nothing to grade
+                # the student still gets a row, saying what they handed in and why it was not graded
+                units.setdefault(owner.key, _Unit(owner)).refused.append(f"{child.name}: {child.reason}")
         elif child.kind == "dir":
             if child.name.endswith(SOURCE_SUFFIXES):
                 skip.append(Skipped(path=child.path, reason="a directory, not a file, although named like one"))
@@ -174,10 +203,12 @@ def _walk_class(root: Node, units: dict[str, _Unit], skip: list[Skipped]) -> Non
             unit = units.setdefault(owner.key, _Unit(owner))
             unit.people = people
             unit.pieces.append(_Piece(child, (child.name,)))  # Moodle: one folder per plugin, both kept
-        elif child.name.endswith(SOURCE_SUFFIXES) or platforms.is_online_text(child.name):
-            _add_file(child, units)
+        elif (child.name.endswith(SOURCE_SUFFIXES) or platforms.is_online_text(child.name)
+              or platforms.owner_of_file(child.name).platform != "file"):
+            # a platform's name: handed in, whatever it is (a PDF is read as not gradable)
+            _add_file(child, units, platforms.owner_of_file(child.name, known))
         else:
-            skip.append(Skipped(path=child.path, reason="not a .py, .ipynb or .zip file"))
+            skip.append(Skipped(path=child.path, reason=_not_source(child.name)))
     for folder in sorted(submitters.keys() - names.keys()):
         skip.append(Skipped(path=f"{root.path}/{folder}",
                             reason=f"named in {platforms.GRADESCOPE_METADATA} but not in the export"))
@@ -269,7 +300,7 @@ def _read_sources(found, skip: list[Skipped], entries) -> list[_Source]:
                 sources.append(src)
             continue
         if not name.endswith((".py", ".ipynb")):
-            skip.append(Skipped(path=node.path, reason="not a .py, .ipynb or .zip file"))
+            skip.append(Skipped(path=node.path, reason=_not_source(name)))
             continue
         try:
             blob = node.read(MAX_NOTEBOOK_BYTES if name.endswith(".ipynb") else MAX_FILE_BYTES)
@@ -319,7 +350,11 @@ def _online_text(rel, node: Node, skip: list[Skipped], entries) -> _Source | Non
     return _Source(rel, node, code, True, defines=True, typed=True, note=note)
 
 
-def _preference(src: _Source) -> tuple:
+CANDIDATE_RULE = ("the rule: a file that defines it, uploaded before typed online text, the one named "
+                  "attention.py, a script before a notebook, the shallowest, then the first by name")
+
+
+def _preference(src: _Source) -> tuple:  # CANDIDATE_RULE, in words
     stem = src.rel[-1].rsplit(".", 1)[0]
     return (not src.defines, src.typed, stem != "attention", src.rel[-1].endswith(".ipynb"), len(src.rel), src.rel)
 
@@ -331,15 +366,26 @@ def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
     late = max(latest, key=lambda p: p.order).late if latest else False
     sources = _read_sources(_expand(latest, skip), skip, entries)
     base = dict(key=owner.key, id=owner.id, name=owner.name, platform=owner.platform, late=late)
-    people = [dict(base, key=f"gradescope:{p.sid or p.email or p.name or owner.id}", id=p.sid or owner.id,
-                   name=p.name or owner.name, email=p.email) for p in unit.people] or [base]
+    unsure = [Flag(kind="identity_conflict", detail=(
+        f"the Canvas file name {owner.original} reads as user {' or '.join(owner.readings)} (the name or the "
+        "file's own name holds _<digits>_<digits>_), and no roster or other file tells which: not matched, "
+        "check by hand"))] if owner.readings else []
+    # A submitter with neither SID nor e-mail is only a name in a folder: two "Wei Li" stay two keys.
+    people = [dict(base, key=f"gradescope:{p.sid or p.email or f'{p.folder}/{p.name}'}", id=p.sid or owner.id,
+                   name=p.name or owner.name, email=p.email, submission_id=platforms.gradescope_id(p.folder))
+              for p in unit.people] or [base]
     if not sources:
-        # Handed in but refused (an archive inside a class archive, a file over the cap): the row says
-        # why, so it does not read as "did not submit".
-        refused = [f"{PurePosixPath(k.path).name}: {k.reason}" for k in skip[seen:]]
-        note = ("handed in, but nothing could be graded: " + "; ".join(refused[:2]) if refused
-                else "nothing gradable was handed in")
-        return [Prepared(Student(**who, notes=[note]), None) for who in people]
+        # Handed in but refused (a PDF, `attention.py.txt`, an archive inside a class archive, a file over
+        # the cap): the row is `ungradable` and says why, so it does not read as "did not submit".
+        refused = unit.refused + [f"{PurePosixPath(k.path).name}: {k.reason}" for k in skip[seen:]]
+        out = [Prepared(Student(**who, flags=list(unsure)), None) for who in people]
+        for p in out:
+            if refused:
+                p.student.flag("ungradable", "handed in, but nothing could be graded: " + "; ".join(refused[:3])
+                               + (f" (and {len(refused) - 3} more)" if len(refused) > 3 else ""))
+            else:
+                p.student.notes.append("nothing gradable was handed in")
+        return out
     graded = min(sources, key=_preference)
     notes, data = [], None
     here = graded.rel[:-1]
@@ -347,10 +393,12 @@ def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
                and src.rel[-1].endswith(".py") and MODULE_NAME.match(src.rel[-1][:-3])}
     used = pack.needed_helpers(graded.text, {k: v.text for k, v in modules.items()}) if modules else []
     helpers = {k: modules[k] for k in used}
+    rivals = []
     for src in sources:
         if src is graded or any(src is h for h in helpers.values()):
             continue
         if src.defines:
+            rivals.append("/".join(src.rel))
             skip.append(Skipped(path=src.node.path, reason=f"also defines {entries[0]}; graded {graded.node.path}"))
         elif any(src is m for m in modules.values()):
             skip.append(Skipped(path=src.node.path, reason=f"a helper module that {graded.node.path} never imports"))
@@ -372,112 +420,18 @@ def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
         notes.append(f"no file defines {entries[0]}")
     data = data if data is not None else text.encode("utf-8")
     sha = hashlib.sha256(data).hexdigest()
+    flags = [Flag(kind="interface", detail=d) for d in interface.problems(graded.text, entries[0], graded.defines)]
+    if rivals:
+        flags.insert(0, Flag(kind="two_candidates", detail=(
+            f"{len(rivals) + 1} files define {entries[0]}: graded {'/'.join(graded.rel)}, not {', '.join(rivals)} "
+            f"({CANDIDATE_RULE})")))
     return [Prepared(Student(**who, submission=graded.node.path, handed_in="/".join(graded.rel), source_sha256=sha,
-                             converted=converted, notes=notes), data) for who in people]
+                             converted=converted, notes=list(notes), flags=[*unsure, *flags]), data) for who in people]
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.casefold())
-
-
-def _group_members(rows: list[Prepared], entries: list[dict]) -> list[Prepared]:
-    """A group submission becomes one row per member of that group on the roster (a `group_name` column, as
-    in Canvas's group-set CSV, or Moodle's `Groups`). Canvas names it after the group with its
-    representative's user id (who must be a member); Moodle 4.x after the team with the group's id."""
-    groups: dict[str, list[dict]] = {}
-    for e in entries:
-        if e["group"]:
-            groups.setdefault(_norm(e["group"]), []).append(e)
-    if not groups:
-        return rows
-    out: list[Prepared] = []
-    taken = {p.student.key for p in rows}
-    for p in rows:
-        s = p.student
-        members = groups.get(_norm(s.name)) if s.platform in ("canvas", "moodle") else None
-        ids = {m["id"] for m in members or [] if m["id"]}
-        if not members or (s.platform == "canvas" and ids and s.id not in ids):
-            out.append(p)
-            continue
-        group = members[0]["group"]
-        for m in members:
-            who = m["id"] or m["email"] or m["name"]
-            key = f"{s.platform}:{who}" if s.platform == "canvas" else f"{s.platform}-member:{who}"
-            if key in taken and who != s.id:
-                continue  # a member who also handed in alone keeps their own submission
-            by = f"handed in by user {s.id}" if s.platform == "canvas" else f"group id {s.id}"
-            out.append(Prepared(s.model_copy(update={
-                "key": key, "id": m["id"], "name": m["name"] or s.name, "email": m["email"],
-                "notes": [*s.notes, f"a group submission by {group}, {by}"]}, deep=True),
-                p.source))
-    return out
-
-
-def _apply_roster(rows: list[Prepared], roster: str | os.PathLike) -> tuple[list[Prepared], list[Prepared]]:
-    """Fill names, e-mails and sections from a roster CSV; students on it with no submission get a row
-    (the second list). A group submission is given to each member of the group."""
-    try:
-        text = read_file(roster, MAX_NOTEBOOK_BYTES).data.decode("utf-8-sig", "replace")
-    except Refused as exc:
-        raise InputError(f"roster {display(os.fspath(roster))}: {exc}") from None
-    reader = csv.DictReader(io.StringIO(text))
-    cols = {(h or "").strip().casefold(): h for h in reader.fieldnames or []}
-
-    def col(*names: str) -> str | None:
-        return next((cols[n] for n in names if n in cols), None)
-
-    c_id = col("id", "student id", "sid", "user id", "userid", "canvas_user_id", "canvas user id", "id number",
-               "idnumber", "participant")
-    c_name = col("student", "name", "full name", "student name")
-    c_email = col("email", "email address", "e-mail")
-    c_section = col("section", "sections")
-    c_group = col("group_name", "group name", "group", "groups", "team")
-    c_login = col("sis login id", "login_id", "username", "login")  # SIS User ID is its own column (c_sis)
-    c_sis = col("sis user id", "sis_user_id", "user_id")
-    # Moodle's exports split the name: "First name" and "Last name" (or "Surname").
-    c_first, c_last = col("first name", "firstname", "given name"), col("last name", "surname", "lastname")
-    if c_id is None and c_name is None and c_email is None and not (c_first and c_last):
-        raise InputError("the roster needs an id, name or email column (e.g. ID, Student, Email)")
-    entries = []
-    for r in reader:
-        e = {k: (r.get(c) or "").strip() if c else "" for k, c in
-             (("id", c_id), ("name", c_name), ("email", c_email), ("section", c_section), ("login", c_login),
-              ("group", c_group), ("sis", c_sis))}
-        if not e["name"] and c_first and c_last:
-            e["name"] = " ".join(x for x in ((r.get(c_first) or "").strip(), (r.get(c_last) or "").strip()) if x)
-        entries.append(e)
-    by_id = {e["id"]: e for e in entries if e["id"]}
-    by_email = {e["email"].casefold(): e for e in entries if e["email"]}
-    by_name: dict[str, dict] = {}
-    for e in entries:
-        if e["name"]:
-            by_name.setdefault(_norm(e["name"]), e)
-            if "," in e["name"]:  # Canvas's "Last, First" is "lastfirst" in its file names
-                by_name.setdefault(_norm(e["name"].replace(",", "")), e)
-            parts = e["name"].split()
-            if len(parts) > 1:
-                by_name.setdefault(_norm(parts[-1] + "".join(parts[:-1])), e)
-    rows = _group_members(rows, entries)
-    matched: set[int] = set()
-    for p in rows:
-        s = p.student
-        e = by_id.get(s.id) or by_email.get(s.email.casefold()) or by_name.get(_norm(s.name))
-        s.on_roster = e is not None
-        if e is None:
-            s.notes.append("not on the roster")
-            continue
-        matched.add(id(e))
-        s.name = e["name"] or s.name
-        s.email = s.email or e["email"]
-        s.section, s.sis_login, s.sis_id = e["section"], e["login"], e["sis"]
-        if e["id"] and s.platform in ("file", "folder"):
-            s.id = e["id"]
-    missing = []
-    for e in entries:
-        if id(e) not in matched:
-            key = f"roster:{e['id'] or e['email'] or e['name']}"
-            missing.append(Prepared(Student(key=key, id=e["id"], name=e["name"], email=e["email"],
-                                            section=e["section"], sis_login=e["login"], sis_id=e["sis"],
-                                            platform="roster",
-                                            on_roster=True, notes=["no submission"]), None))
-    return rows, missing
+def _not_source(name: str) -> str:
+    """Why a file handed in is not graded, naming what it is (`attention.py.txt`: Python saved as text?)."""
+    suffix = name.rsplit(".", 1)[-1].casefold() if "." in name[1:] else ""
+    if ".py." in name.casefold():
+        return f"not a .py, .ipynb or .zip file (named {name}: a Python file saved with a .{suffix} ending?)"
+    return f"not a .py, .ipynb or .zip file ({f'a .{suffix} file' if suffix else 'no extension'})"

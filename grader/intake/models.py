@@ -7,6 +7,18 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 Platform = Literal["canvas", "moodle", "gradescope", "folder", "file", "roster"]
+# What a person must look at before a row is imported (review.csv); a class run adds "grader_error".
+FlagKind = Literal["ungradable", "two_candidates", "ambiguous_identity", "identity_conflict", "not_on_roster",
+                   "interface"]
+
+
+class Flag(BaseModel):
+    """One reason a row needs a human, with the evidence that raised it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: FlagKind
+    detail: str
 
 
 class Student(BaseModel):
@@ -30,6 +42,12 @@ class Student(BaseModel):
     on_roster: bool | None = None  # None: no roster given
     position: int = 0  # order in the class as found (command-line order, then names); every shard agrees
     notes: list[str] = []
+    submission_id: str = ""  # the platform's id of the submission itself (Gradescope's `submission_<id>`)
+    matched_by: str = ""  # the roster key that named this student ("moodle participant id", "email", "name", ...)
+    flags: list[Flag] = []  # why a person must look at this row before importing it (empty: nothing to look at)
+
+    def flag(self, kind: FlagKind, detail: str) -> None:
+        self.flags.append(Flag(kind=kind, detail=detail))
 
 
 class Skipped(BaseModel):

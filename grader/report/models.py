@@ -9,13 +9,13 @@ from pydantic import BaseModel, Field
 # The report is assembled from what the layers below produced: scoring's check lines and group
 # totals, the diagnosis's findings. Each is defined where it is made and only gathered here.
 from grader.diagnosis.models import Diagnosis
-from grader.intake.models import Skipped
+from grader.intake.models import FlagKind, Skipped
 from grader.rubric.results import CheckReport, GroupTotal
 from grader.vocabulary import Model as _Model
 from grader.vocabulary import Status, Visibility
 
 __all__ = ["CheckReport", "CheckTally", "ClassSummary", "Diagnosis", "GroupTotal", "Heatmap", "MisconceptionTally",
-           "Report", "Runtime", "SimilarPair", "Status", "SummaryRow", "Visibility", "Visuals"]
+           "Report", "ReviewItem", "Runtime", "SimilarPair", "Status", "SummaryRow", "Visibility", "Visuals"]
 
 
 class Runtime(_Model):
@@ -90,13 +90,24 @@ class SummaryRow(_Model):
     student: str = Field(description="The student key, unique in the class.")
     name: str = ""
     submission: str = ""
-    status: Literal["graded", "no_submission", "grader_error"]
+    status: Literal["graded", "ungradable", "no_submission", "grader_error"]
     score: float | None = None
     max_score: float = 0.0
     wall_s: float = 0.0
     errors: int = Field(0, description="Checks that ended in an error (the code raised, hung or crashed).")
     diagnoses: list[str] = []
     report: str = Field("", description="File stem of the student's reports (reports/STEM.json, feedback/STEM.md).")
+
+
+class ReviewItem(_Model):
+    """One thing a person must look at before the gradebook is imported (review.csv, and the summary)."""
+
+    student: str = Field(description="The student key, unique in the class.")
+    name: str = ""
+    id: str = ""
+    status: Literal["graded", "ungradable", "no_submission", "grader_error"]
+    kind: FlagKind | Literal["grader_error"]
+    detail: str
 
 
 class SimilarPair(_Model):
@@ -119,7 +130,9 @@ class ClassSummary(BaseModel):
     misconceptions: list[MisconceptionTally]
     students: int = 0  # rows in the gradebook, with or without a submission
     no_submission: int = 0
+    ungradable: int = 0  # handed in, but nothing in it could be graded
     grader_errors: int = 0
+    review: list[ReviewItem] = Field([], description="What needs a human before the gradebook is imported.")
     skipped: list[Skipped] = []
     rows: list[SummaryRow] = []
     similar: list[SimilarPair] = Field(

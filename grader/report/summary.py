@@ -38,10 +38,17 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 <body>
 <h1>Class summary</h1>
 <p id="totals">{{ s.students }} students: {{ s.submissions }} graded, {{ s.no_submission }} without a submission,
-{{ s.grader_errors }} grader errors. Score mean {{ "%.1f"|format(s.mean) }}, median {{ "%.1f"|format(s.median) }},
+{{ s.ungradable }} handed in nothing gradable, {{ s.grader_errors }} grader errors. Score mean {{ "%.1f"|format(s.mean) }}, median {{ "%.1f"|format(s.median) }},
 range {{ s.min|score }} to {{ s.max|score }} (of {{ s.max_score|score }}).</p>
 {% if histogram %}<figure><img id="histogram" alt="Histogram of scores" src="data:image/png;base64,{{ histogram }}">
 <figcaption>Scores of the graded submissions.</figcaption></figure>{% endif %}
+
+<h2>Needs a human</h2>
+<p class="note">Look at these before importing the gradebook (also in review.csv).</p>
+{% if s.review %}<table id="review"><tr><th>student</th><th>status</th><th>what</th><th>detail</th></tr>
+{% for i in s.review %}<tr><td>{{ i.name or i.student }}</td><td>{{ i.status|replace("_", " ") }}</td>
+<td>{{ i.kind|replace("_", " ") }}</td><td>{{ i.detail }}</td></tr>
+{% endfor %}</table>{% else %}<p>Nothing.</p>{% endif %}
 
 <h2>Pass rate per check</h2>
 <table id="checks"><tr><th>check</th><th>passed</th><th>failed</th><th>error</th><th>skipped</th><th>pass rate</th></tr>
@@ -143,10 +150,14 @@ def render_summary_markdown(summary: ClassSummary) -> str:
     s = summary
     lines = ["# Class summary", "",
              f"{s.students} students: {s.submissions} graded, {s.no_submission} without a submission, "
+             f"{s.ungradable} handed in nothing gradable, "
              f"{s.grader_errors} grader errors. Score mean {s.mean:.1f}, median {s.median:.1f}, "
              f"range {score_text(s.min)} to {score_text(s.max)} (of {score_text(s.max_score)}).", "",
-             "## Pass rate per check", "", "| check | passed | failed | error | skipped | pass rate |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "## Needs a human", "", "Look at these before importing the gradebook (also in review.csv).", ""]
+    lines += [f"- {md_escape(i.name or i.student)} ({i.status.replace('_', ' ')}): {i.kind.replace('_', ' ')}: "
+              f"{md_escape(i.detail)}" for i in s.review] or ["Nothing."]
+    lines += ["", "## Pass rate per check", "", "| check | passed | failed | error | skipped | pass rate |",
+              "|---|---:|---:|---:|---:|---:|"]
     lines += [f"| {md_escape(c.title)} | {c.passed} | {c.failed} | {c.error} | {c.skipped} | {c.pass_rate:.0%} |"
               for c in s.checks]
     lines += ["", "## Misconceptions", ""]

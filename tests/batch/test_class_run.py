@@ -80,7 +80,7 @@ def build_export(root: Path) -> dict[str, str]:
     (root / "hostile_2005_905_attention.py").write_text((ROOT / "tests" / "gallery" / "exit_at_import.py").read_text())
     expected["2005"] = "hostile"
     os.mkfifo(root / "fifo_2006_906_attention.py")
-    expected["2006"] = "nothing"
+    expected["2006"] = "refused"  # handed in (named by Canvas), never read: ungradable, not "no submission"
     return expected
 
 
@@ -100,7 +100,7 @@ def _check_rows(rows: list[dict], expected: dict[str, str]) -> None:
         elif kind in ("empty", "hostile"):
             assert float(r["Score"]) == 0 and r["Status"] == "graded", r
         else:
-            assert r["Score"] == "" and r["Status"] == "no_submission", r
+            assert r["Score"] == "" and r["Status"] == "ungradable" and "FIFO" in r["Notes"], r
     late = [r for r in rows if r["Late"]]
     assert [r["ID"] for r in late] == ["1000"] and late[0]["Submission"].endswith("attention-1.py")
 

@@ -34,14 +34,14 @@ def test_class_run_json_then_summary_line_then_merge(tmp_path):
     assert [r["score"] for r in json.loads(first.stdout)] == [100, 0]  # only the array on stdout
     assert "graded 3 students" not in first.stderr  # quiet under --json
     rows = list(csv.DictReader((out / "gradebook.csv").open()))
-    assert [r["Student"] for r in rows] == ["'=cmd", "empty", "pipe"] and rows[2]["Status"] == "no_submission"
+    assert [r["Student"] for r in rows] == ["'=cmd", "empty", "pipe"] and rows[2]["Status"] == "ungradable"
     suites = ET.parse(junit).getroot().findall("testsuite")
     assert len(suites) == 3 and len(suites[0].findall("testcase")) == len(load_rubric(INSTRUCTOR_RUBRIC).checks)
 
     again = _grader("grade", str(cls), "--out", str(out))
     assert again.returncode == 0, again.stderr
     summary = [line for line in again.stderr.splitlines() if line.startswith("graded ")]
-    assert len(summary) == 1 and "0 graded now, 2 from the store, 1 without a submission" in summary[0]
+    assert len(summary) == 1 and "0 graded now, 2 from the store, 0 without a submission, 1 ungradable" in summary[0]
     assert "pipe_9_3_attention.py: a FIFO" in again.stderr
 
     merged = _grader("merge", str(out), "--out", str(tmp_path / "merged"))

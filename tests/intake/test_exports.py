@@ -75,9 +75,10 @@ def test_a_canvas_class_zip_is_the_class_its_folder_is(tmp_path):
     assert unzipped["5003"].source.decode() == REFERENCE
     assert zipped["5003"].source is None
     assert "archive inside the class archive" in _reasons(collect([archive]))["leejin_5003_99821_hw3.zip"]
-    # ... and the student's row says so, rather than that nothing was handed in.
-    assert any(n.startswith("handed in, but nothing could be graded: leejin_5003_99821_hw3.zip: an archive inside")
-               for n in zipped["5003"].student.notes), zipped["5003"].student.notes
+    # ... and the student's row says so (ungradable, for review), rather than that nothing was handed in.
+    assert [(f.kind, f.detail.startswith("handed in, but nothing could be graded: leejin_5003_99821_hw3.zip: an "
+                                         "archive inside")) for f in zipped["5003"].student.flags] == [
+        ("ungradable", True)], zipped["5003"].student.flags
 
 
 def test_a_class_zip_still_refuses_hostile_members(tmp_path):
@@ -216,7 +217,10 @@ def test_a_class_zip_with_online_text_is_graded_end_to_end(tmp_path, sandbox):
     rows = {r.student.name: r for r in run.results}
     assert rows["Bo Chen"].status == "graded" and rows["Bo Chen"].report.score == rows["Bo Chen"].report.max_score
     assert [d.id for d in rows["Al Bek"].report.diagnoses][:1] == ["zero_fill_mask"]
-    assert rows["Cy Dee"].status == "no_submission" and rows["Cy Dee"].report is None
+    # Prose was handed in: ungradable (not "no submission"), the reason in its flag and in review.csv.
+    assert rows["Cy Dee"].status == "ungradable" and rows["Cy Dee"].report is None
+    assert [(i.kind, "does not define causal_attention" in i.detail) for i in run.summary.review
+            if i.name == "Cy Dee"] == [("ungradable", True)]
     assert any("does not define causal_attention" in s.reason for s in run.skipped)
 
 
