@@ -3,8 +3,8 @@
 - quiz_answer_table.yaml: the tuning table the rubric phrasings were written against (right / wrong).
 - quiz_heldout_answers.yaml: written here before the first rubric phrasings, never tuned on (right / wrong).
 - quiz_modelled_answers.yaml: 161 answers written here, each modelling the kind of answer a cited public
-  page gives (its points made and missed, its claim, its form), no sentence quoted; labelled correct /
-  partial / incorrect by a teacher and frozen. It replaced a table of quoted answers (issue 21).
+  page gives (its points made and missed, its claim, its form), every sentence our own; labelled correct /
+  partial / incorrect by a teacher and frozen. It replaced an earlier table of public answers (issue 21).
 
 Run with `pytest tests/quiz/test_quiz_agreement.py -s` to see the numbers.
 """
