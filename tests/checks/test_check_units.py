@@ -256,8 +256,9 @@ def test_a_wrong_axis_is_not_read_as_a_scale(grade, head_source):
 
 
 def test_a_mask_built_once_at_a_tutorials_block_size_is_found(grade, head_source):
-    """Found by a user: nanoGPT's `tril = torch.tril(torch.ones(8, 8))`, sliced to [:T, :T], scored
-    100 with no diagnosis: no probe was longer than 8. A long probe (T = 40) in each set finds it."""
+    """Found by a user: a lower-triangle buffer built once at a tutorial's block size of 8 and sliced to
+    [:T, :T] (the style of Karpathy's GPT lecture code) scored 100 with no diagnosis: no probe was longer
+    than 8. A long probe (T = 40) in each set finds it."""
     src = head_source(MASK="torch.ones(16, 16, dtype=torch.bool).tril()[:T, :T]")
     g = grade(src)
     assert "mask_structure" in failing(g) and "T = 40" not in g.outcomes["worked_example"].feedback
