@@ -141,7 +141,7 @@ def markdown(s, mutant_verdicts, real, seconds: float) -> str:
         "",
         f"Measured {today} with `make accuracy` (`bench/accuracy.py`) on {platform.system()}, Python "
         f"{platform.python_version()}, torch {torch.__version__}; one class run through `grade_files` "
-        f"(instructor rubric `grader/data/rubrics/causal_attention.yaml`, fixed secret `{verdicts.SECRET}`). "
+        f"(instructor rubric `rubrics/causal_attention.yaml`, fixed secret `{verdicts.SECRET}`). "
         "Rerun with `make accuracy`; it rewrites this page.",
         "",
         "## Numbers",

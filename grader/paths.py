@@ -1,8 +1,9 @@
 """Where files live: data shipped inside the package, per-user state, and writing either safely.
 
-Shipped data (rubrics, quiz.json, fingerprints, schemas) sits under `grader/data/` and
-`grader/schemas/` and is found through importlib.resources, so a checkout, `pip install .` and a
-wheel all find it the same way, from any working directory.
+The files an instructor edits, `rubrics/` and `quiz.json`, sit at the top of the checkout: a checkout
+reads them there, and a build maps them into the package (`grader/data/`, by setup.py's build step),
+so an installed wheel reads its own copy. Generated data (fingerprints, schemas) sits under
+`grader/data/` and `grader/schemas/`. Everything is found from any working directory.
 """
 
 from __future__ import annotations
@@ -24,10 +25,21 @@ def packaged(*parts: str) -> Traversable:
     return files("grader").joinpath("data", *parts)
 
 
-INSTRUCTOR_RUBRIC = packaged("rubrics", "causal_attention.yaml")
+def shipped(*parts: str) -> Traversable:
+    """A file an instructor edits (rubrics/, quiz.json): the checkout's own at the top level where this
+    is a checkout, else the copy the build mapped into the package."""
+    top = ROOT.joinpath(*parts)
+    if (ROOT / "pyproject.toml").is_file() and top.is_file():
+        return top
+    return packaged(*parts)
+
+
+# The top-level names the build maps into grader/data/ (setup.py reads this tuple too).
+TOP_LEVEL_DATA = ("rubrics", "quiz.json")
+INSTRUCTOR_RUBRIC = shipped("rubrics", "causal_attention.yaml")
 # Only in a student bundle, written by `release` from the instructor rubric's student view.
 SELF_CHECK_RUBRIC = packaged("rubrics", "self_check.yaml")
-QUIZ = packaged("quiz.json")
+QUIZ = shipped("quiz.json")
 CATALOGUE = packaged("catalogue.json")
 # Present only in the student's wheel (`release`): the CLI then offers check, quiz and cards alone.
 STUDENT_EDITION = packaged("student-edition.json")

@@ -19,7 +19,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from grader.paths import INSTRUCTOR_RUBRIC, ROOT, STUDENT_EDITION, TORCH_CPU_INDEX
+from grader.paths import INSTRUCTOR_RUBRIC, QUIZ, ROOT, STUDENT_EDITION, TORCH_CPU_INDEX
 from grader.rubric import Rubric, dump_rubric, load_rubric
 
 SELF_CHECK_HEADER = """yaml-language-server: $schema=../../schemas/rubric.schema.json
@@ -80,9 +80,11 @@ def build_bundle(out: Path, rubric: Rubric | None = None) -> Path:
         for name in INSTRUCTOR_ONLY:
             target = stage / "grader" / name
             shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-        # The package data travels inside grader/; only the self-check rubric among the rubrics.
+        # The package data travels inside grader/: the quiz, and only the self-check rubric among the
+        # rubrics (the stage has no top-level rubrics/, so the build maps none of the instructor's).
+        shutil.copy(QUIZ, stage / "grader" / "data" / "quiz.json")
         rubrics = stage / "grader" / "data" / "rubrics"
-        shutil.rmtree(rubrics)
+        shutil.rmtree(rubrics, ignore_errors=True)
         rubrics.mkdir()
         (rubrics / "self_check.yaml").write_text(dump_rubric(student, header=SELF_CHECK_HEADER), encoding="utf-8")
         (stage / "grader" / "data" / STUDENT_EDITION.name).write_text(

@@ -15,7 +15,8 @@ from pathlib import Path
 from grader.paths import ROOT
 
 # What the wheel is built from; everything else in a checkout (reference/, tests/) stays out.
-SOURCES = ("pyproject.toml", "README.md", "grader")
+# setup.py maps the top-level rubrics/ and quiz.json into the package (absent from a student stage).
+SOURCES = ("pyproject.toml", "README.md", "grader", "setup.py", "rubrics", "quiz.json")
 
 
 class WheelError(RuntimeError):
@@ -32,6 +33,8 @@ def build_wheel(out_dir: Path, *, root: Path = ROOT) -> Path:
         src = Path(tmp) / "src"
         src.mkdir()
         for name in SOURCES:
+            if not (root / name).exists():
+                continue
             if (root / name).is_dir():
                 shutil.copytree(root / name, src / name,
                                 ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))

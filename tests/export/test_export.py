@@ -49,7 +49,7 @@ def test_installed_wheel_works_from_another_directory(installed, installed_grade
     grader.assert_imported_from_the_venv(tmp_path)
     grader.assert_check_diagnoses(tmp_path)
     grader.assert_quiz_and_cards(tmp_path)
-    rubric = grader.run(tmp_path, "rubric", "validate", str(ROOT / "grader/data/rubrics/causal_attention.yaml"))
+    rubric = grader.run(tmp_path, "rubric", "validate", str(ROOT / "rubrics/causal_attention.yaml"))
     assert rubric.returncode == 0 and ": ok:" in rubric.stdout, rubric.stderr
     assert not (tmp_path / "build").exists() and os.listdir(tmp_path)
 

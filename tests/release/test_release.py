@@ -87,7 +87,7 @@ def test_installing_the_wheel_never_fetches_torch(bundle):
 
 def test_release_verb_writes_the_bundle_and_refuses_a_rubric_without_visible_checks(tmp_path):
     rubric = tmp_path / "hidden.yaml"
-    text = (ROOT / "grader/data/rubrics/causal_attention.yaml").read_text()
+    text = (ROOT / "rubrics/causal_attention.yaml").read_text()
     rubric.write_text(re.sub(r"(?m)^(\s*)visibility: \w+$", r"\1visibility: hidden", text))
     proc = subprocess.run([sys.executable, "-m", "grader", "release", "--out", str(tmp_path / "b"), "--rubric",
                            str(rubric)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
