@@ -111,7 +111,8 @@ def _grade(args) -> int:
     named = [*map(Path, args.files), *([Path(args.roster)] if args.roster else [])]
     hidden = sorted({(p if p.is_dir() else p.parent).resolve() for p in named})  # classmates' files, the roster
     run = grade_class(intake, rubric=rubric, secret=secret, out=out, shard=shard, hidden=hidden,
-                      progress=not args.json and not single, junit=Path(args.junit) if args.junit else None)
+                      progress=not args.json and not single, junit=Path(args.junit) if args.junit else None,
+                      published=args.published)  # feedback/ (with --out) shows the grade only once published
     reports = [r.report for r in run.results if r.report is not None]
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in reports], indent=1))
@@ -124,13 +125,6 @@ def _grade(args) -> int:
     handback = [(handed_back(r.report, r.student), r.report_name) for r in run.results if r.report is not None]
     _write_extras(handback if args.audience == "student" else graded, args.html, args.markdown, single=False,
                   audience=args.audience, published=args.published)
-    if out:  # one student-view report per student, ready to hand back; rebuilt from the store on a rerun
-        from grader.report.markdown import render_markdown
-
-        for report, stem in handback:
-            paths.atomic_write_text(out / "feedback" / f"{stem}.md",
-                                    render_markdown(report, audience="student", published=args.published),
-                                    durable=False, skip_unchanged=True)
     if args.gradescope and reports:
         from grader.paths import atomic_write_text  # 0600, like every report
         from grader.report.gradescope import to_gradescope
@@ -163,13 +157,14 @@ def _merge(args) -> int:
     from grader.intake.collect import InputError
 
     try:
-        run = merge_stores([Path(d) for d in args.dirs], Path(args.out), junit=Path(args.junit) if args.junit else None)
-    except InputError as err:
-        print(f"grader: {_line(str(err))}", file=sys.stderr)
+        run = merge_stores([Path(d) for d in args.dirs], Path(args.out), junit=Path(args.junit) if args.junit else None,
+                           published=True if args.published else None)
+    except InputError as err:  # one problem a line
+        print("grader: " + "\n".join(_line(line) for line in str(err).splitlines()), file=sys.stderr)
         return 2
     s = run.summary
     print(f"merged {len(args.dirs)} stores: {len(run.results)} students, {s.submissions} graded, "
-          f"mean {s.mean:.1f}/{s.max_score:g}; gradebook.csv and summary.json in {_line(args.out)}", file=sys.stderr)
+          f"mean {s.mean:.1f}/{s.max_score:g}; gradebook.csv, summary.json and feedback/ in {_line(args.out)}", file=sys.stderr)
     return 0
 
 
@@ -291,6 +286,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("dirs", nargs="+", metavar="DIR")
         p.add_argument("--out", metavar="DIR", required=True)
         p.add_argument("--junit", metavar="PATH", help="also write JUnit XML for the whole class")
+        p.add_argument("--published", action="store_true",
+                       help="results are released: feedback/ shows each student's grade (default: as the shards were graded)")
         p.set_defaults(func=_merge)
 
         sub.add_parser("demo", help="grade the bundled example and show the feedback").set_defaults(func=_demo)

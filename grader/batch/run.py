@@ -22,10 +22,10 @@ from pathlib import Path
 from grader.batch.gradebook import gradebook_csv, skipped_csv
 from grader.batch.junit import junit_xml
 from grader.batch.models import ClassSummary, StudentResult
-from grader.batch.names import student_filename
+from grader.batch.names import handed_back, student_filename
 from grader.batch.progress import ClassProgress
 from grader.batch.similarity import similar_pairs
-from grader.batch.store import STORE_NAME, Store
+from grader.batch.store import STORE_NAME, ShardRecord, Store, class_listing
 from grader.batch.summary import summarize
 from grader.grade import Executed, default_rubric, execute, judge
 from grader.intake.collect import Intake, Prepared, shard_of
@@ -116,7 +116,8 @@ def _private_dir(path: Path) -> Path:
 def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path | None,
                 shard: tuple[int, int] | None = None, hidden: Iterable[Path] = (), workers: int = 2,
                 sandboxes: list[Sandbox] | None = None, progress: bool = False, junit: Path | None = None,
-                on_result: Callable[[StudentResult], None] | None = None) -> ClassRun:
+                on_result: Callable[[StudentResult], None] | None = None, published: bool = False) -> ClassRun:
+    """`published`: the results are released, so each student's feedback/ copy shows the grade."""
     t0 = time.monotonic()
     people = [p for p in intake.students if shard is None or shard_of(p.student.key, shard[1]) == shard[0] - 1]
     store = Store.open(_private_dir(out) / STORE_NAME if out else None, rubric, secret)
@@ -190,13 +191,17 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
         shutil.rmtree(staging, ignore_errors=True)
     ordered = [results[p.student.key] for p in people]
     store.record(ordered, intake.skipped)
+    store.record_run(ShardRecord(
+        listing=class_listing([p.student.key for p in intake.students]), shard=shard[0] if shard else 1,
+        shards=shard[1] if shard else 1, rubric=store.rubric, secret=store.secret, students=len(intake.students),
+        platforms=sorted({p.student.platform for p in intake.students}), published=published))
     store.close()
     summary = summarize(ordered, intake.skipped)
     summary.similar = similar_pairs({p.student.key: p.source for p in people if p.source is not None})
     run = ClassRun(ordered, list(intake.skipped), summary, graded_now=len(todo) - len(errors),
                    from_store=from_store, seconds=time.monotonic() - t0)
     if out:
-        run.written = write_outputs(out, run.results, run.skipped, run.summary)
+        run.written = write_outputs(out, run.results, run.skipped, run.summary, published=published)
     if junit:
         atomic_write_text(junit, junit_xml(run.results))
         run.written.append(junit)
@@ -208,8 +213,27 @@ def write_derived(path: Path, data: bytes) -> None:
     atomic_write_bytes(path, data, durable=False, skip_unchanged=True)
 
 
-def write_outputs(out: Path, results: list[StudentResult], skipped: list[Skipped], summary: ClassSummary) -> list[Path]:
+def write_feedback(out: Path, results: list[StudentResult], *, published: bool) -> list[Path]:
+    """feedback/: each graded student's report in the student view, ready to hand back (titled with the file as
+    they named it), in a folder only the instructor can read."""
+    from grader.report.markdown import render_markdown  # Jinja2 only when feedback is written
+
+    folder = _private_dir(out / "feedback")
+    written = []
+    for r in results:
+        if r.report is None:
+            continue
+        path = folder / f"{r.report_name}.md"
+        text = render_markdown(handed_back(r.report, r.student), audience="student", published=published)
+        atomic_write_bytes(path, text.encode(), durable=False, skip_unchanged=True)
+        written.append(path)
+    return written
+
+
+def write_outputs(out: Path, results: list[StudentResult], skipped: list[Skipped], summary: ClassSummary,
+                  *, published: bool = False) -> list[Path]:
     paths = [out / "gradebook.csv", out / "summary.json", out / "skipped.csv"]
+    write_feedback(out, results, published=published)
     atomic_write_text(paths[0], gradebook_csv(results))
     # rows (with timings) and similar pairs go to summary.html/md only: summary.json stays the same
     # whether a class is graded in one run or in shards merged later.

@@ -16,6 +16,8 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict
+
 from grader.batch.models import StudentResult
 from grader.intake.models import Skipped, Student
 from grader.report.models import Report
@@ -32,7 +34,34 @@ CREATE TABLE IF NOT EXISTS students (
     key TEXT PRIMARY KEY, student TEXT NOT NULL, rubric_sha256 TEXT NOT NULL, secret_sha256 TEXT NOT NULL,
     status TEXT NOT NULL, report_name TEXT NOT NULL, error TEXT NOT NULL, updated REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL, updated REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    listing TEXT NOT NULL, shard INTEGER NOT NULL, shards INTEGER NOT NULL, rubric_sha256 TEXT NOT NULL,
+    secret_sha256 TEXT NOT NULL, record TEXT NOT NULL, updated REAL NOT NULL,
+    PRIMARY KEY (listing, shard, shards, rubric_sha256, secret_sha256));
 """
+
+
+class ShardRecord(BaseModel):
+    """What a run's store says it holds, so `merge` can tell a complete set of shards from a partial,
+    duplicated or foreign one without the secret: the part of the class (K of N), the whole class's listing,
+    the rubric's and the secret's hashes, and whether the results were released."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    listing: str  # class_listing() of every student of the class, before the split into shards
+    shard: int = 1
+    shards: int = 1
+    rubric: str
+    secret: str
+    students: int = 0  # in the whole class
+    platforms: list[str] = []  # where the students came from (canvas, moodle, ...), for the messages
+    published: bool = False
+
+
+def class_listing(keys: list[str]) -> str:
+    """A fingerprint of who is in the class: every shard of one class computes the same, another class
+    (or the same class exported by another platform, whose keys differ) another."""
+    return hashlib.sha256("\0".join(sorted(keys)).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _version() -> str:
@@ -111,6 +140,11 @@ class Store:
             self.db.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?)",
                                 [(s.path, s.reason, now) for s in skipped])
 
+    def record_run(self, record: ShardRecord) -> None:
+        self.db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (record.listing, record.shard, record.shards, record.rubric, record.secret,
+                         record.model_dump_json(), time.time()))
+
     def results(self) -> list[StudentResult]:
         """Every student this store has seen with this rubric and secret, with their reports."""
         rows = self.db.execute("SELECT s.student, s.status, s.report_name, s.error, r.report FROM students s "
@@ -145,13 +179,28 @@ def latest_fingerprint(path: Path) -> tuple[str, str] | None:
     return tuple(row) if row else None
 
 
+def shard_records(path: Path) -> list[ShardRecord]:
+    """The runs a store recorded under its latest rubric and secret, newest first ([] for a store written
+    before shards were recorded)."""
+    fingerprint = latest_fingerprint(path)
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)
+    try:
+        rows = db.execute("SELECT record FROM runs WHERE rubric_sha256=? AND secret_sha256=? ORDER BY updated DESC",
+                          fingerprint or ("", "")).fetchall()
+    except sqlite3.DatabaseError:
+        return []
+    finally:
+        db.close()
+    return [ShardRecord.model_validate_json(r) for r, in rows]
+
+
 def absorb(target: Store, source: Path) -> None:
     """Copy another store's reports, students and skipped paths into `target` (one transaction)."""
     target.db.execute("ATTACH DATABASE ? AS other", (f"file:{source}?mode=ro",))
     try:
         with target.db:
             target.db.execute("BEGIN IMMEDIATE")
-            for table in ("reports", "students", "skipped"):
+            for table in ("reports", "students", "skipped", "runs"):
                 target.db.execute(f"INSERT OR REPLACE INTO main.{table} SELECT * FROM other.{table}")
     finally:
         target.db.execute("DETACH DATABASE other")
