@@ -90,6 +90,7 @@ def _grade(args) -> int:
     rubric = load_rubric(args.rubric or INSTRUCTOR_RUBRIC)
     try:
         shard = parse_shard(args.shard) if args.shard else None
+        lms = _lms(args)
         intake = collect(args.files, roster=args.roster, as_student=bool(args.gradescope))
     except (InputError, ValueError) as err:
         print(f"grader: {_line(str(err))}", file=sys.stderr)
@@ -112,7 +113,7 @@ def _grade(args) -> int:
     hidden = sorted({(p if p.is_dir() else p.parent).resolve() for p in named})  # classmates' files, the roster
     run = grade_class(intake, rubric=rubric, secret=secret, out=out, shard=shard, hidden=hidden,
                       progress=not args.json and not single, junit=Path(args.junit) if args.junit else None,
-                      published=args.published)  # feedback/ (with --out) shows the grade only once published
+                      published=args.published, lms=lms)  # feedback/ (with --out) shows the grade only once published
     reports = [r.report for r in run.results if r.report is not None]
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in reports], indent=1))
@@ -132,7 +133,26 @@ def _grade(args) -> int:
         atomic_write_text(Path(args.gradescope), to_gradescope(reports[0]).model_dump_json(indent=1))
     if not args.json:
         _class_line(run, out, shard)
+    _left_out(run)
     return 1 if run.summary.grader_errors else 0
+
+
+def _lms(args):
+    """--lms with its --assignment, --roster and --bom, checked before anything is graded (InputError)."""
+    if not args.lms:
+        if args.bom or args.assignment:
+            raise ValueError("--bom and --assignment shape the --lms files: add --lms canvas or --lms moodle")
+        return None
+    if not getattr(args, "out", None):
+        raise ValueError("--lms writes its files beside the gradebook: add --out DIR")
+    from grader.batch.lms import lms_export
+
+    return lms_export(args.lms, assignment=args.assignment or "", roster=args.roster, bom=args.bom)
+
+
+def _left_out(run) -> None:
+    for line in run.lms_left_out:
+        print(f"  not in the import files: {_line(line)}", file=sys.stderr)
 
 
 def _class_line(run, out, shard) -> None:
@@ -158,14 +178,27 @@ def _merge(args) -> int:
 
     try:
         run = merge_stores([Path(d) for d in args.dirs], Path(args.out), junit=Path(args.junit) if args.junit else None,
-                           published=True if args.published else None)
-    except InputError as err:  # one problem a line
+                           published=True if args.published else None, lms=_lms(args))
+    except (InputError, ValueError) as err:  # one problem a line
         print("grader: " + "\n".join(_line(line) for line in str(err).splitlines()), file=sys.stderr)
         return 2
     s = run.summary
     print(f"merged {len(args.dirs)} stores: {len(run.results)} students, {s.submissions} graded, "
           f"mean {s.mean:.1f}/{s.max_score:g}; gradebook.csv, summary.json and feedback/ in {_line(args.out)}", file=sys.stderr)
+    _left_out(run)
     return 0
+
+
+def _add_lms_options(p, *, roster: bool) -> None:
+    p.add_argument("--lms", choices=("canvas", "moodle"),
+                   help="also write the platform's import files beside gradebook.csv: canvas-import.csv and "
+                        "canvas-feedback.zip, or moodle-grading-worksheet.csv and moodle-feedback.zip (README)")
+    p.add_argument("--assignment", metavar="TITLE", help="--lms canvas: the assignment column's title (default: "
+                   "the roster's one assignment column, when the roster is Canvas's gradebook export)")
+    p.add_argument("--bom", action="store_true", help="start each CSV with a UTF-8 byte order mark, for Excel")
+    if roster:
+        p.add_argument("--roster", metavar="CSV", help="--lms moodle: the grading worksheet downloaded from the "
+                       "assignment, written back with grades; --lms canvas: Canvas's gradebook export")
 
 
 def _write_extras(reports, html, markdown, *, single: bool, audience: str, published: bool = False) -> None:
@@ -280,6 +313,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--gradescope", metavar="PATH",
                        help="write Gradescope's results.json for the single submission (a folder named is "
                             "one student's submission)")
+        _add_lms_options(p, roster=False)
         p.set_defaults(func=_grade)
 
         p = sub.add_parser("merge", help="combine the --out folders of shards into one gradebook and summary")
@@ -288,6 +322,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--junit", metavar="PATH", help="also write JUnit XML for the whole class")
         p.add_argument("--published", action="store_true",
                        help="results are released: feedback/ shows each student's grade (default: as the shards were graded)")
+        _add_lms_options(p, roster=True)
         p.set_defaults(func=_merge)
 
         sub.add_parser("demo", help="grade the bundled example and show the feedback").set_defaults(func=_demo)

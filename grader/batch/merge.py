@@ -12,8 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.batch.junit import junit_xml
+from grader.batch.lms import LmsExport, write_lms
 from grader.batch.models import StudentResult
-from grader.batch.run import ClassRun, write_derived, write_outputs
+from grader.batch.run import ClassRun, feedback_text, write_derived, write_outputs
 from grader.batch.store import STORE_NAME, ShardRecord, Store, absorb, latest_fingerprint, shard_records
 from grader.batch.summary import summarize
 from grader.intake.collect import InputError
@@ -60,7 +61,8 @@ def check_shards(shards: list[tuple[Path, list[ShardRecord]]]) -> list[str]:
     return problems
 
 
-def merge_stores(dirs: list[Path], out: Path, junit: Path | None = None, *, published: bool | None = None) -> ClassRun:
+def merge_stores(dirs: list[Path], out: Path, junit: Path | None = None, *, published: bool | None = None,
+                 lms: LmsExport | None = None) -> ClassRun:
     """`published` (None: as the shards were graded) decides whether feedback/ shows the grade."""
     stores = []
     for d in dirs:
@@ -88,7 +90,11 @@ def merge_stores(dirs: list[Path], out: Path, junit: Path | None = None, *, publ
     for r in results:
         _write_report(out, r)
     run = ClassRun(results, skipped, summarize(results, skipped))
-    run.written = write_outputs(out, results, skipped, run.summary, published=released)
+    run.written = write_outputs(out, results, skipped, run.summary, published=released, lms=lms)
+    if lms:
+        written, run.lms_left_out = write_lms(out, results, lms, published=released,
+                                              feedback=lambda r: feedback_text(r, published=released))
+        run.written += written
     if junit:
         atomic_write_text(junit, junit_xml(results))
     return run

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from grader.batch.gradebook import gradebook_csv, skipped_csv
 from grader.batch.junit import junit_xml
+from grader.batch.lms import BOM, LmsExport, write_lms
 from grader.batch.models import ClassSummary, StudentResult
 from grader.batch.names import handed_back, student_filename
 from grader.batch.progress import ClassProgress
@@ -45,6 +46,7 @@ class ClassRun:
     from_store: int = 0  # students whose report the store already held
     seconds: float = 0.0
     written: list[Path] = field(default_factory=list)
+    lms_left_out: list[str] = field(default_factory=list)  # graded rows the --lms files could not carry, and why
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -116,7 +118,8 @@ def _private_dir(path: Path) -> Path:
 def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path | None,
                 shard: tuple[int, int] | None = None, hidden: Iterable[Path] = (), workers: int = 2,
                 sandboxes: list[Sandbox] | None = None, progress: bool = False, junit: Path | None = None,
-                on_result: Callable[[StudentResult], None] | None = None, published: bool = False) -> ClassRun:
+                on_result: Callable[[StudentResult], None] | None = None, published: bool = False,
+                lms: LmsExport | None = None) -> ClassRun:
     """`published`: the results are released, so each student's feedback/ copy shows the grade."""
     t0 = time.monotonic()
     people = [p for p in intake.students if shard is None or shard_of(p.student.key, shard[1]) == shard[0] - 1]
@@ -201,7 +204,11 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
     run = ClassRun(ordered, list(intake.skipped), summary, graded_now=len(todo) - len(errors),
                    from_store=from_store, seconds=time.monotonic() - t0)
     if out:
-        run.written = write_outputs(out, run.results, run.skipped, run.summary, published=published)
+        run.written = write_outputs(out, run.results, run.skipped, run.summary, published=published, lms=lms)
+        if lms:
+            written, run.lms_left_out = write_lms(out, run.results, lms, published=published,
+                                                  feedback=lambda r: feedback_text(r, published=published))
+            run.written += written
     if junit:
         atomic_write_text(junit, junit_xml(run.results))
         run.written.append(junit)
@@ -216,25 +223,29 @@ def write_derived(path: Path, data: bytes) -> None:
 def write_feedback(out: Path, results: list[StudentResult], *, published: bool) -> list[Path]:
     """feedback/: each graded student's report in the student view, ready to hand back (titled with the file as
     they named it), in a folder only the instructor can read."""
-    from grader.report.markdown import render_markdown  # Jinja2 only when feedback is written
-
     folder = _private_dir(out / "feedback")
     written = []
     for r in results:
         if r.report is None:
             continue
         path = folder / f"{r.report_name}.md"
-        text = render_markdown(handed_back(r.report, r.student), audience="student", published=published)
-        atomic_write_bytes(path, text.encode(), durable=False, skip_unchanged=True)
+        atomic_write_bytes(path, feedback_text(r, published=published).encode(), durable=False, skip_unchanged=True)
         written.append(path)
     return written
 
 
+def feedback_text(r: StudentResult, *, published: bool) -> str:
+    """What a student receives: their report in the student view, titled with the file as they named it."""
+    from grader.report.markdown import render_markdown
+
+    return render_markdown(handed_back(r.report, r.student), audience="student", published=published)
+
+
 def write_outputs(out: Path, results: list[StudentResult], skipped: list[Skipped], summary: ClassSummary,
-                  *, published: bool = False) -> list[Path]:
+                  *, published: bool = False, lms: LmsExport | None = None) -> list[Path]:
     paths = [out / "gradebook.csv", out / "summary.json", out / "skipped.csv"]
     write_feedback(out, results, published=published)
-    atomic_write_text(paths[0], gradebook_csv(results))
+    atomic_write_text(paths[0], (BOM if lms and lms.bom else "") + gradebook_csv(results))
     # rows (with timings) and similar pairs go to summary.html/md only: summary.json stays the same
     # whether a class is graded in one run or in shards merged later.
     atomic_write_text(paths[1], summary.model_dump_json(indent=1, exclude={"rows", "similar"}))
