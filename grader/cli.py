@@ -151,8 +151,18 @@ def _lms(args):
 
 
 def _left_out(run) -> None:
+    """What the instructor must act on before importing: rows the import files could not carry, overrides
+    no longer applied, and who moved since the last run."""
     for line in run.lms_left_out:
         print(f"  not in the import files: {_line(line)}", file=sys.stderr)
+    for line in run.stale_overrides:
+        print(f"  override not applied: {_line(line)}", file=sys.stderr)
+    if run.changes:
+        print(f"{len(run.changes)} student(s) moved since the last run (changes.csv):", file=sys.stderr)
+        for m in run.changes[:20]:
+            before, after = (f"{x:g}" if x is not None else "no grade" for x in (m.before, m.after))
+            print(f"  {_line(m.student.student.name or m.student.student.id)}: {before} -> {after} ({m.why})",
+                  file=sys.stderr)
 
 
 def _class_line(run, out, shard) -> None:
@@ -199,6 +209,30 @@ def _add_lms_options(p, *, roster: bool) -> None:
     if roster:
         p.add_argument("--roster", metavar="CSV", help="--lms moodle: the grading worksheet downloaded from the "
                        "assignment, written back with grades; --lms canvas: Canvas's gradebook export")
+
+
+def _override(args) -> int:
+    from grader.batch.merge import merge_stores
+    from grader.batch.overrides import record_override
+    from grader.intake.collect import InputError
+
+    out = Path(args.out)
+    try:
+        r, o = record_override(out, args.student, reason=args.reason, score=args.score, check=args.check or "",
+                               points=args.points)
+    except InputError as err:
+        print(f"grader: {_line(str(err))}", file=sys.stderr)
+        return 2
+    what = f"{o.check}: {o.points:g} points" if o.check else f"total: {o.points:g}"
+    print(f"override recorded for {_line(r.student.name or r.student.id)} ({what}), for the submission "
+          f"{o.source_sha256[:12]}", file=sys.stderr)
+    try:  # the outputs now, as the next run would write them
+        merge_stores([out], out)
+    except InputError:  # one shard of a class: `merge` writes the class's outputs with it
+        print("applied at this shard's next run and at the merge", file=sys.stderr)
+    else:
+        print(f"gradebook.csv, summary and feedback/ in {_line(str(out))} rewritten with it", file=sys.stderr)
+    return 0
 
 
 def _write_extras(reports, html, markdown, *, single: bool, audience: str, published: bool = False) -> None:
@@ -260,7 +294,7 @@ def _release(args) -> int:
 TORCH_FREE_VERBS = frozenset({"quiz", "cards"})
 # Verbs declared in this module: when one of them is asked for, the quiz's and the rubric's verbs
 # (imports it never needs) are not registered, for a faster start.
-OWN_VERBS = frozenset({"check", "grade", "merge", "demo", "schemas", "catalogue", "release"})
+OWN_VERBS = frozenset({"check", "grade", "merge", "override", "demo", "schemas", "catalogue", "release"})
 
 
 STUDENT_ABOUT = ("Check your causal_attention and SingleHead against the chapter on causal self-attention, "
@@ -324,6 +358,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                        help="results are released: feedback/ shows each student's grade (default: as the shards were graded)")
         _add_lms_options(p, roster=True)
         p.set_defaults(func=_merge)
+
+        p = sub.add_parser("override", help="adjust a student's total or one check, with a reason, kept on every rerun")
+        p.add_argument("out", metavar="OUT", help="the --out folder of `grade` (or of `merge`)")
+        p.add_argument("student", metavar="STUDENT", help="the student's ID, e-mail or key (as in gradebook.csv)")
+        what = p.add_mutually_exclusive_group(required=True)
+        what.add_argument("--score", type=float, metavar="N", help="set the total")
+        what.add_argument("--check", metavar="ID", help="set one check's points (with --points)")
+        p.add_argument("--points", type=float, metavar="N")
+        p.add_argument("--reason", required=True, help="why: shown to the student with the adjustment")
+        p.set_defaults(func=_override)
 
         sub.add_parser("demo", help="grade the bundled example and show the feedback").set_defaults(func=_demo)
         sub.add_parser("schemas", help="regenerate the JSON Schemas").set_defaults(func=_schemas)

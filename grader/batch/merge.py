@@ -14,6 +14,7 @@ from pathlib import Path
 from grader.batch.junit import junit_xml
 from grader.batch.lms import LmsExport, write_lms
 from grader.batch.models import StudentResult
+from grader.batch.overrides import apply_overrides
 from grader.batch.run import ClassRun, feedback_text, write_derived, write_outputs
 from grader.batch.store import STORE_NAME, ShardRecord, Store, absorb, latest_fingerprint, shard_records
 from grader.batch.summary import summarize
@@ -86,10 +87,12 @@ def merge_stores(dirs: list[Path], out: Path, junit: Path | None = None, *, publ
             absorb(target, path)
     results = sorted(target.results(), key=lambda r: (r.student.position, r.student.key))
     skipped = target.skipped()
+    stale = apply_overrides(results, target.overrides())
     target.close()
     for r in results:
         _write_report(out, r)
-    run = ClassRun(results, skipped, summarize(results, skipped))
+    run = ClassRun(results, skipped, summarize(results, skipped), stale_overrides=stale)
+    lms = lms or shard_records(out / STORE_NAME)[0].lms  # as the shards wrote them
     run.written = write_outputs(out, results, skipped, run.summary, published=released, lms=lms)
     if lms:
         written, run.lms_left_out = write_lms(out, results, lms, published=released,

@@ -24,6 +24,7 @@ from grader.batch.junit import junit_xml
 from grader.batch.lms import BOM, LmsExport, write_lms
 from grader.batch.models import ClassSummary, StudentResult
 from grader.batch.names import handed_back, student_filename
+from grader.batch.overrides import Change, apply_overrides, changes, changes_csv
 from grader.batch.progress import ClassProgress
 from grader.batch.similarity import similar_pairs
 from grader.batch.store import STORE_NAME, ShardRecord, Store, class_listing
@@ -47,6 +48,8 @@ class ClassRun:
     seconds: float = 0.0
     written: list[Path] = field(default_factory=list)
     lms_left_out: list[str] = field(default_factory=list)  # graded rows the --lms files could not carry, and why
+    changes: list[Change] | None = None  # who moved since the last run into this --out (None: there was none)
+    stale_overrides: list[str] = field(default_factory=list)  # overrides made for a submission since replaced
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -124,6 +127,10 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
     t0 = time.monotonic()
     people = [p for p in intake.students if shard is None or shard_of(p.student.key, shard[1]) == shard[0] - 1]
     store = Store.open(_private_dir(out) / STORE_NAME if out else None, rubric, secret)
+    overrides = store.overrides()
+    last_run = store.latest()
+    before = store.results(last_run) if last_run else []
+    apply_overrides(before, overrides)  # the last run as it was reported
     names = {p.student.key: student_filename(p.student.key, p.student.name or p.student.id) for p in people}
     reports: dict[str, Report] = {}
     errors: dict[str, str] = {}
@@ -197,14 +204,24 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
     store.record_run(ShardRecord(
         listing=class_listing([p.student.key for p in intake.students]), shard=shard[0] if shard else 1,
         shards=shard[1] if shard else 1, rubric=store.rubric, secret=store.secret, students=len(intake.students),
-        platforms=sorted({p.student.platform for p in intake.students}), published=published))
+        platforms=sorted({p.student.platform for p in intake.students}), published=published,
+        lms=lms.model_copy(update={"worksheet": lms.worksheet.resolve()}) if lms and lms.worksheet else lms))
     store.close()
+    stale = apply_overrides(ordered, overrides)
+    for r in ordered:
+        if out and r.report is not None and r.report.adjustments:
+            write_derived(out / "reports" / f"{r.report_name}.json", r.report.model_dump_json(indent=1).encode())
     summary = summarize(ordered, intake.skipped)
     summary.similar = similar_pairs({p.student.key: p.source for p in people if p.source is not None})
     run = ClassRun(ordered, list(intake.skipped), summary, graded_now=len(todo) - len(errors),
-                   from_store=from_store, seconds=time.monotonic() - t0)
+                   from_store=from_store, seconds=time.monotonic() - t0, stale_overrides=stale)
+    if last_run:
+        run.changes = changes(before, ordered, regraded=last_run != (store.rubric, store.secret))
+        if out:
+            atomic_write_text(out / "changes.csv", changes_csv(run.changes))
+            run.written.append(out / "changes.csv")
     if out:
-        run.written = write_outputs(out, run.results, run.skipped, run.summary, published=published, lms=lms)
+        run.written += write_outputs(out, run.results, run.skipped, run.summary, published=published, lms=lms)
         if lms:
             written, run.lms_left_out = write_lms(out, run.results, lms, published=published,
                                                   feedback=lambda r: feedback_text(r, published=published))

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from grader.batch.models import StudentResult
+from grader.batch.lms import LmsExport
+from grader.batch.models import Override, StudentResult
 from grader.intake.models import Skipped, Student
 from grader.report.models import Report
 from grader.rubric import Rubric
@@ -38,6 +39,9 @@ CREATE TABLE IF NOT EXISTS runs (
     listing TEXT NOT NULL, shard INTEGER NOT NULL, shards INTEGER NOT NULL, rubric_sha256 TEXT NOT NULL,
     secret_sha256 TEXT NOT NULL, record TEXT NOT NULL, updated REAL NOT NULL,
     PRIMARY KEY (listing, shard, shards, rubric_sha256, secret_sha256));
+CREATE TABLE IF NOT EXISTS overrides (
+    student TEXT NOT NULL, check_id TEXT NOT NULL, record TEXT NOT NULL, updated REAL NOT NULL,
+    PRIMARY KEY (student, check_id));
 """
 
 
@@ -56,6 +60,7 @@ class ShardRecord(BaseModel):
     students: int = 0  # in the whole class
     platforms: list[str] = []  # where the students came from (canvas, moodle, ...), for the messages
     published: bool = False
+    lms: LmsExport | None = None  # the import files it wrote, so a merge or an override rewrites them alike
 
 
 def class_listing(keys: list[str]) -> str:
@@ -145,12 +150,27 @@ class Store:
                         (record.listing, record.shard, record.shards, record.rubric, record.secret,
                          record.model_dump_json(), time.time()))
 
-    def results(self) -> list[StudentResult]:
-        """Every student this store has seen with this rubric and secret, with their reports."""
+    def put_override(self, override: Override) -> None:
+        self.db.execute("INSERT OR REPLACE INTO overrides VALUES (?, ?, ?, ?)",
+                        (override.student, override.check, override.model_dump_json(), time.time()))
+
+    def overrides(self) -> list[Override]:
+        return [Override.model_validate_json(r) for r, in
+                self.db.execute("SELECT record FROM overrides ORDER BY student, check_id")]
+
+    def latest(self) -> tuple[str, str] | None:
+        """The (rubric, secret) hashes of the last run recorded here."""
+        row = self.db.execute("SELECT rubric_sha256, secret_sha256 FROM students ORDER BY updated DESC LIMIT 1").fetchone()
+        return tuple(row) if row else None
+
+    def results(self, fingerprint: tuple[str, str] | None = None) -> list[StudentResult]:
+        """Every student this store has seen with this rubric and secret (or another run's `fingerprint`),
+        with their reports."""
+        rubric, secret = fingerprint or (self.rubric, self.secret)
         rows = self.db.execute("SELECT s.student, s.status, s.report_name, s.error, r.report FROM students s "
                                "LEFT JOIN reports r ON r.source_sha256 = json_extract(s.student, '$.source_sha256') "
                                "AND r.rubric_sha256 = s.rubric_sha256 AND r.secret_sha256 = s.secret_sha256 "
-                               "WHERE s.rubric_sha256=? AND s.secret_sha256=?", (self.rubric, self.secret))
+                               "WHERE s.rubric_sha256=? AND s.secret_sha256=?", (rubric, secret))
         out = []
         for student, status, name, error, report in rows:
             s = Student.model_validate_json(student)
@@ -200,7 +220,7 @@ def absorb(target: Store, source: Path) -> None:
     try:
         with target.db:
             target.db.execute("BEGIN IMMEDIATE")
-            for table in ("reports", "students", "skipped", "runs"):
+            for table in ("reports", "students", "skipped", "runs", "overrides"):
                 target.db.execute(f"INSERT OR REPLACE INTO main.{table} SELECT * FROM other.{table}")
     finally:
         target.db.execute("DETACH DATABASE other")
