@@ -51,7 +51,26 @@ def _check(args) -> int:
 
         render_terminal(report, audience="student")
     _write_extras([(report, "")], args.html, args.markdown, single=True, audience="student")
-    return 0
+    return _below(args.fail_under, [(report.score, report.max_score, "your self-check")])
+
+
+def _below(threshold: float | None, totals: list[tuple[float | None, float, str]]) -> int:
+    """--fail-under: exit 1 when a total (None: nothing graded) is under `threshold` percent of its maximum, so a
+    CI step (GitHub Classroom awards a run-command test's points by its exit code) follows the score."""
+    if threshold is None:
+        return 0
+    low = [(s, m, who) for s, m, who in totals if s is None or (m > 0 and s / m * 100 < threshold - 1e-9)]
+    for s, m, who in low[:20]:
+        got = "nothing graded" if s is None else f"{s:g} / {m:g} ({s / m:.0%})"
+        print(f"grader: {_line(who)}: {got}, under --fail-under {threshold:g}%", file=sys.stderr)
+    return 1 if low else 0
+
+
+def _percent(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError("a percentage of the maximum score, between 0 and 100")
+    return value
 
 
 def _line(text: str) -> str:
@@ -134,7 +153,10 @@ def _grade(args) -> int:
     if not args.json:
         _class_line(run, out, shard)
     _left_out(run)
-    return 1 if run.summary.grader_errors else 0
+    if run.summary.grader_errors:
+        return 1
+    return _below(args.fail_under, [(r.report.score if r.report else None, r.report.max_score if r.report else 0.0,
+                                     r.student.name or r.student.id) for r in run.results])
 
 
 def _lms(args):
@@ -321,6 +343,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--markdown", metavar="PATH", help="also write the feedback as markdown")
     p.add_argument("--watch", action="store_true",
                    help="keep the sandbox warm and regrade on every save, printing only what changed")
+    p.add_argument("--fail-under", type=_percent, metavar="PERCENT",
+                   help="exit 1 when the score is under PERCENT of the points shown (for a CI step)")
     p.set_defaults(func=_check)
 
     if not student:  # a student's install (release) carries none of the instructor's verbs
@@ -347,6 +371,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--gradescope", metavar="PATH",
                        help="write Gradescope's results.json for the single submission (a folder named is "
                             "one student's submission)")
+        p.add_argument("--fail-under", type=_percent, metavar="PERCENT",
+                       help="exit 1 when a student's score is under PERCENT of the maximum, or nothing was graded")
         _add_lms_options(p, roster=False)
         p.set_defaults(func=_grade)
 
