@@ -50,3 +50,15 @@ def test_its_grading_step_exits_by_the_score(tmp_path):
         codes[name] = done.returncode
         assert (repo / "feedback.md").is_file(), done.stderr
     assert codes == {"correct": 0, "buggy": 1}
+
+
+def test_grade_fails_under_the_threshold_too(tmp_path):
+    buggy = tmp_path / "attention.py"  # the zero-fill mutant scores 48 of 100 under the shipped rubric
+    buggy.write_text((ROOT / "reference" / "mutants" / "zero_fill_mask.py").read_text())
+    env = dict(os.environ, GRADER_SECRET="ci")
+    codes = [subprocess.run([sys.executable, "-m", "grader", "grade", str(buggy), "--json", "--fail-under", t],
+                            capture_output=True, text=True, env=env, timeout=300).returncode for t in ("50", "40")]
+    assert codes == [1, 0]
+    bad = subprocess.run([sys.executable, "-m", "grader", "check", str(buggy), "--fail-under", "120"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert bad.returncode == 2 and "between 0 and 100" in bad.stderr
