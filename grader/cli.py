@@ -239,6 +239,9 @@ def _override(args) -> int:
     from grader.intake.collect import InputError
 
     out = Path(args.out)
+    if (args.points is None) == bool(args.check):
+        print("grader: --check ID takes --points N (and --score N takes neither)", file=sys.stderr)
+        return 2
     try:
         r, o = record_override(out, args.student, reason=args.reason, score=args.score, check=args.check or "",
                                points=args.points)

@@ -64,6 +64,9 @@ def test_an_override_survives_reruns_and_a_rubric_change_until_the_file_changes(
     row = _rows(out)["1002"]
     assert row["check:zero_queries"] == "5" and row["Score"] == "53" and "Zero queries are excused" in row["Notes"]
     assert "Zero queries are excused this term" in _feedback(out, "1002")
+    muddled = subprocess.run([sys.executable, "-m", "grader", "override", str(out), "1002", "--score", "50",
+                              "--points", "3", "--reason", "which?"], capture_output=True, text=True, env=env, timeout=300)
+    assert muddled.returncode == 2 and "--check ID takes --points" in muddled.stderr
     record_override(out, "1003", score=50, reason="Renamed function; the math is right")
     with pytest.raises(InputError, match="between 0 and 5"):
         record_override(out, "1002", check="zero_queries", points=9, reason="too many")
