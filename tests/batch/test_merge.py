@@ -8,10 +8,12 @@ import os
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 
+from grader.batch.lms import lms_export
 from grader.batch.merge import merge_stores
 from grader.batch.run import grade_class
 from grader.intake.collect import InputError, collect, shard_of
@@ -48,9 +50,9 @@ def moodle_class(root: Path) -> Path:
     return root
 
 
-def _run(export: Path, out: Path, sandboxes, shard=None, published=False):
+def _run(export: Path, out: Path, sandboxes, shard=None, published=False, lms=None):
     return grade_class(collect([str(export)]), rubric=load_rubric(INSTRUCTOR_RUBRIC), secret=SECRET, out=out,
-                       shard=shard, sandboxes=sandboxes, published=published)
+                       shard=shard, sandboxes=sandboxes, published=published, lms=lms)
 
 
 def _tree(folder: Path) -> dict[str, str]:
@@ -61,10 +63,11 @@ def _tree(folder: Path) -> dict[str, str]:
 def test_only_one_classes_complete_set_of_shards_merges(tmp_path, sandboxes):
     export = canvas_class(tmp_path / "canvas")
     whole = tmp_path / "whole"
-    _run(export, whole, sandboxes)
+    canvas = lms_export("canvas", assignment="Attention")
+    _run(export, whole, sandboxes, lms=canvas)
     shards = [tmp_path / f"shard{k}" for k in (1, 2, 3)]
     for k, out in enumerate(shards, 1):
-        assert _run(export, out, sandboxes, shard=(k, 3)).results  # every shard holds someone
+        assert _run(export, out, sandboxes, shard=(k, 3), lms=canvas).results  # every shard holds someone
     moodle = tmp_path / "moodle-run"
     _run(moodle_class(tmp_path / "moodle"), moodle, sandboxes)
 
@@ -84,6 +87,12 @@ def test_only_one_classes_complete_set_of_shards_merges(tmp_path, sandboxes):
     run = merge_stores(shards, merged)
     assert len(run.results) == 6
     assert (merged / "gradebook.csv").read_text() == (whole / "gradebook.csv").read_text()
+    # The import files, as the shards were asked for them: one row per student graded, ids from Canvas's names.
+    imported = (merged / "canvas-import.csv").read_text()
+    graded = sum(r.status == "graded" for r in run.results)
+    assert imported == (whole / "canvas-import.csv").read_text() and imported.count("\n") == 1 + graded >= 4
+    names = zipfile.ZipFile(merged / "canvas-feedback.zip").namelist()
+    assert len(names) == graded and all(re.fullmatch(r"student\d_10\d\d_50\d_feedback\.md", n) for n in names), names
     assert _tree(merged / "feedback") == _tree(whole / "feedback") and len(_tree(whole / "feedback")) == 6
     for folder in (whole, merged):  # as the README says: readable by the instructor alone
         assert (folder / "feedback").stat().st_mode & 0o777 == 0o700

@@ -100,3 +100,25 @@ def test_an_override_survives_reruns_and_a_rubric_change_until_the_file_changes(
     row = _rows(out)["1002"]
     assert row["Score"] == "48" and row["check:zero_queries"] == "0" and "not applied" in row["Notes"]
     assert [(m.student.student.id, m.why) for m in resubmitted.changes] == [("1002", "a new submission")]
+
+
+def test_a_students_copy_never_names_a_hidden_check_or_an_unreleased_total():
+    from support.reports import failing_report
+
+    from grader.batch.models import Override, StudentResult
+    from grader.batch.overrides import apply_overrides
+    from grader.intake.models import Student
+    from grader.report.markdown import render_markdown
+
+    student = Student(key="canvas:7", id="7", name="amy", platform="canvas", source_sha256="abc")
+    r = StudentResult(student=student, status="graded", report=failing_report())
+    assert apply_overrides([r], [Override(student="canvas:7", source_sha256="abc", check="hidden_probe", points=1,
+                                          reason="Probe 3 was unfair"),
+                                 Override(student="canvas:7", source_sha256="abc", points=9, reason="Late pass")]) == []
+    assert r.report.score == 9 and [a.target for a in r.report.adjustments] == ["check", "total"]
+    before = render_markdown(r.report, audience="student", published=False)
+    assert "Probe 3 was unfair" in before and "Late pass" in before
+    assert "hidden_probe" not in before and "Hidden probe" not in before and "Total set to" not in before
+    after = render_markdown(r.report, audience="student", published=True)
+    assert "Total set to 9" in after and "Hidden probe" not in after
+    assert "Hidden probe" in render_markdown(r.report, audience="instructor")  # the instructor sees what was set
