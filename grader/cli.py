@@ -370,7 +370,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                        help="who --html and --markdown are for: 'student' follows each check's visibility "
                             "(hidden checks absent), 'instructor' shows every check and marks the hidden ones")
         p.add_argument("--published", action="store_true",
-                       help="results are released: student views also show after_due_date and after_published checks")
+                       help="results are released: every student view (feedback/, --audience student, the --lms "
+                            "comments and zips) shows the grade and the after_due_date and after_published checks")
         p.add_argument("--gradescope", metavar="PATH",
                        help="write Gradescope's results.json for the single submission (a folder named is "
                             "one student's submission)")
