@@ -14,6 +14,7 @@ import pytest
 
 from grader.batch.overrides import record_override
 from grader.batch.run import grade_class
+from grader.cli import main
 from grader.intake.collect import InputError, collect
 from grader.paths import INSTRUCTOR_RUBRIC
 from grader.rubric import load_rubric
@@ -41,7 +42,7 @@ def _feedback(out: Path, sid: str) -> str:
     return next(p.read_text() for p in (out / "feedback").glob(f"s{sid}-*.md"))
 
 
-def test_an_override_survives_reruns_and_a_rubric_change_until_the_file_changes(tmp_path, sandboxes):
+def test_an_override_survives_reruns_and_a_rubric_change_until_the_file_changes(tmp_path, sandboxes, capsys):
     export = tmp_path / "export"
     export.mkdir()
     for sid, source in SOURCES.items():
@@ -64,9 +65,8 @@ def test_an_override_survives_reruns_and_a_rubric_change_until_the_file_changes(
     row = _rows(out)["1002"]
     assert row["check:zero_queries"] == "5" and row["Score"] == "53" and "Zero queries are excused" in row["Notes"]
     assert "Zero queries are excused this term" in _feedback(out, "1002")
-    muddled = subprocess.run([sys.executable, "-m", "grader", "override", str(out), "1002", "--score", "50",
-                              "--points", "3", "--reason", "which?"], capture_output=True, text=True, env=env, timeout=300)
-    assert muddled.returncode == 2 and "--check ID takes --points" in muddled.stderr
+    assert main(["override", str(out), "1002", "--score", "50", "--points", "3", "--reason", "which?"]) == 2
+    assert "--check ID takes --points" in capsys.readouterr().err
     record_override(out, "1003", score=50, reason="Renamed function; the math is right")
     with pytest.raises(InputError, match="between 0 and 5"):
         record_override(out, "1002", check="zero_queries", points=9, reason="too many")

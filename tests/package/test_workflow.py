@@ -10,7 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
+
+from grader.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,6 +62,9 @@ def test_grade_fails_under_the_threshold_too(tmp_path):
     codes = [subprocess.run([sys.executable, "-m", "grader", "grade", str(buggy), "--json", "--fail-under", t],
                             capture_output=True, text=True, env=env, timeout=300).returncode for t in ("50", "40")]
     assert codes == [1, 0]
-    bad = subprocess.run([sys.executable, "-m", "grader", "check", str(buggy), "--fail-under", "120"],
-                         capture_output=True, text=True, env=env, timeout=300)
-    assert bad.returncode == 2 and "between 0 and 100" in bad.stderr
+
+
+def test_a_threshold_is_a_percentage(capsys):
+    with pytest.raises(SystemExit) as exited:
+        build_parser("check").parse_args(["check", "attention.py", "--fail-under", "120"])
+    assert exited.value.code == 2 and "between 0 and 100" in capsys.readouterr().err
