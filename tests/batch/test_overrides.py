@@ -122,3 +122,7 @@ def test_a_students_copy_never_names_a_hidden_check_or_an_unreleased_total():
     after = render_markdown(r.report, audience="student", published=True)
     assert "Total set to 9" in after and "Hidden probe" not in after
     assert "Hidden probe" in render_markdown(r.report, audience="instructor")  # the instructor sees what was set
+    from grader.report.html import render_fragment
+
+    html = render_fragment(r.report, audience="student", published=True)
+    assert "Adjusted by your instructor" in html and "Probe 3 was unfair" in html and "Hidden probe" not in html
