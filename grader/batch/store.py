@@ -1,4 +1,5 @@
-"""The class run's store: SQLite, one row per graded source, one per student, one per skipped path.
+"""The class run's store: SQLite, one row per graded source, one per student, one per skipped path, one per
+run (which part of which class it graded, see ShardRecord) and one per instructor override.
 
 Reports are keyed by the graded source's sha256, the rubric's hash (with the grader's version) and a
 hash of the secret, so a rerun, a resumed run after SIGKILL or another shard finds every report it can
@@ -160,8 +161,7 @@ class Store:
 
     def latest(self) -> tuple[str, str] | None:
         """The (rubric, secret) hashes of the last run recorded here."""
-        row = self.db.execute("SELECT rubric_sha256, secret_sha256 FROM students ORDER BY updated DESC LIMIT 1").fetchone()
-        return tuple(row) if row else None
+        return _latest(self.db)
 
     def results(self, fingerprint: tuple[str, str] | None = None) -> list[StudentResult]:
         """Every student this store has seen with this rubric and secret (or another run's `fingerprint`),
@@ -187,16 +187,20 @@ class Store:
         return set(self.db.execute("SELECT DISTINCT rubric_sha256, secret_sha256 FROM students"))
 
 
+def _latest(db: sqlite3.Connection) -> tuple[str, str] | None:
+    row = db.execute("SELECT rubric_sha256, secret_sha256 FROM students ORDER BY updated DESC LIMIT 1").fetchone()
+    return tuple(row) if row else None
+
+
 def latest_fingerprint(path: Path) -> tuple[str, str] | None:
     """The (rubric, secret) hashes of the most recent run recorded in a store, without knowing either."""
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)
     try:
-        row = db.execute("SELECT rubric_sha256, secret_sha256 FROM students ORDER BY updated DESC LIMIT 1").fetchone()
+        return _latest(db)
     except sqlite3.DatabaseError:
         return None
     finally:
         db.close()
-    return tuple(row) if row else None
 
 
 def shard_records(path: Path) -> list[ShardRecord]:
@@ -215,7 +219,7 @@ def shard_records(path: Path) -> list[ShardRecord]:
 
 
 def absorb(target: Store, source: Path) -> None:
-    """Copy another store's reports, students and skipped paths into `target` (one transaction)."""
+    """Copy another store's reports, students, skipped paths, runs and overrides into `target` (one transaction)."""
     target.db.execute("ATTACH DATABASE ? AS other", (f"file:{source}?mode=ro",))
     try:
         with target.db:
