@@ -58,7 +58,6 @@ from pydantic import BaseModel, ConfigDict
 from grader.batch.gradebook import cell
 from grader.batch.models import StudentResult
 from grader.batch.names import handed_back
-from grader.intake import platforms
 from grader.intake.collect import InputError
 from grader.paths import atomic_write_bytes
 from grader.report.view import for_audience, headline, score_line, score_text
@@ -143,8 +142,6 @@ def _graded(results: list[StudentResult]) -> list[StudentResult]:
     return [r for r in results if r.status == "graded" and r.report is not None]
 
 
-def _canvas_name(r: StudentResult) -> re.Match | None:
-    return platforms.CANVAS.match(PureWindowsPath(r.student.submission).name) if r.student.platform == "canvas" else None
 
 
 def canvas_grades(results: list[StudentResult], export: LmsExport, *, published: bool) -> tuple[str, list[str]]:
@@ -162,8 +159,16 @@ def canvas_grades(results: list[StudentResult], export: LmsExport, *, published:
 
 
 def canvas_feedback_name(r: StudentResult) -> str | None:
-    m = _canvas_name(r)
-    return f"{m['login']}_{m['uid']}_{m['sub']}_feedback.md" if m else None
+    """`login_userid_attachmentid_feedback.md`, the ids read from the graded file's Canvas name beside the
+    student's own (known) user id; the login part keeps no all-digit piece Canvas could read as an id."""
+    s = r.student
+    if s.platform != "canvas" or not s.id.isdigit():
+        return None
+    m = re.match(rf"^(?P<login>.*?)(?:_LATE)?_{s.id}_(?P<file>\d+)_", PureWindowsPath(s.submission).name)
+    if m is None:
+        return None
+    login = m["login"] if m["login"] and not any(p.isdigit() for p in m["login"].split("_")) else "student"
+    return f"{login}_{s.id}_{m['file']}_feedback.md"
 
 
 def moodle_grades(results: list[StudentResult], export: LmsExport, *, published: bool) -> tuple[str, list[str]]:
