@@ -51,7 +51,26 @@ def _check(args) -> int:
 
         render_terminal(report, audience="student")
     _write_extras([(report, "")], args.html, args.markdown, single=True, audience="student")
-    return 0
+    return _below(args.fail_under, [(report.score, report.max_score, "your self-check")])
+
+
+def _below(threshold: float | None, totals: list[tuple[float | None, float, str]]) -> int:
+    """--fail-under: exit 1 when a total (None: nothing graded) is under `threshold` percent of its maximum, so a
+    CI step (GitHub Classroom awards a run-command test's points by its exit code) follows the score."""
+    if threshold is None:
+        return 0
+    low = [(s, m, who) for s, m, who in totals if s is None or (m > 0 and s / m * 100 < threshold - 1e-9)]
+    for s, m, who in low[:20]:
+        got = "nothing graded" if s is None else f"{s:g} / {m:g} ({s / m:.0%})"
+        print(f"grader: {_line(who)}: {got}, under --fail-under {threshold:g}%", file=sys.stderr)
+    return 1 if low else 0
+
+
+def _percent(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError("a percentage of the maximum score, between 0 and 100")
+    return value
 
 
 def _line(text: str) -> str:
@@ -90,6 +109,7 @@ def _grade(args) -> int:
     rubric = load_rubric(args.rubric or INSTRUCTOR_RUBRIC)
     try:
         shard = parse_shard(args.shard) if args.shard else None
+        lms = _lms(args)
         intake = collect(args.files, roster=args.roster, as_student=bool(args.gradescope))
     except (InputError, ValueError) as err:
         print(f"grader: {_line(str(err))}", file=sys.stderr)
@@ -111,7 +131,8 @@ def _grade(args) -> int:
     named = [*map(Path, args.files), *([Path(args.roster)] if args.roster else [])]
     hidden = sorted({(p if p.is_dir() else p.parent).resolve() for p in named})  # classmates' files, the roster
     run = grade_class(intake, rubric=rubric, secret=secret, out=out, shard=shard, hidden=hidden,
-                      progress=not args.json and not single, junit=Path(args.junit) if args.junit else None)
+                      progress=not args.json and not single, junit=Path(args.junit) if args.junit else None,
+                      published=args.published, lms=lms)  # feedback/ (with --out) shows the grade only once published
     reports = [r.report for r in run.results if r.report is not None]
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in reports], indent=1))
@@ -124,13 +145,6 @@ def _grade(args) -> int:
     handback = [(handed_back(r.report, r.student), r.report_name) for r in run.results if r.report is not None]
     _write_extras(handback if args.audience == "student" else graded, args.html, args.markdown, single=False,
                   audience=args.audience, published=args.published)
-    if out:  # one student-view report per student, ready to hand back; rebuilt from the store on a rerun
-        from grader.report.markdown import render_markdown
-
-        for report, stem in handback:
-            paths.atomic_write_text(out / "feedback" / f"{stem}.md",
-                                    render_markdown(report, audience="student", published=args.published),
-                                    durable=False, skip_unchanged=True)
     if args.gradescope and reports:
         from grader.paths import atomic_write_text  # 0600, like every report
         from grader.report.gradescope import to_gradescope
@@ -138,7 +152,39 @@ def _grade(args) -> int:
         atomic_write_text(Path(args.gradescope), to_gradescope(reports[0]).model_dump_json(indent=1))
     if not args.json:
         _class_line(run, out, shard)
-    return 1 if run.summary.grader_errors else 0
+    _left_out(run)
+    if run.summary.grader_errors:
+        return 1
+    return _below(args.fail_under, [(r.report.score if r.report else None, r.report.max_score if r.report else 0.0,
+                                     r.student.name or r.student.id) for r in run.results])
+
+
+def _lms(args):
+    """--lms with its --assignment, --roster and --bom, checked before anything is graded (InputError)."""
+    if not args.lms:
+        if args.bom or args.assignment:
+            raise ValueError("--bom and --assignment shape the --lms files: add --lms canvas or --lms moodle")
+        return None
+    if not getattr(args, "out", None):
+        raise ValueError("--lms writes its files beside the gradebook: add --out DIR")
+    from grader.batch.lms import lms_export
+
+    return lms_export(args.lms, assignment=args.assignment or "", roster=args.roster, bom=args.bom)
+
+
+def _left_out(run) -> None:
+    """What the instructor must act on before importing: rows the import files could not carry, overrides
+    no longer applied, and who moved since the last run."""
+    for line in run.lms_left_out:
+        print(f"  not in the import files: {_line(line)}", file=sys.stderr)
+    for line in run.stale_overrides:
+        print(f"  override not applied: {_line(line)}", file=sys.stderr)
+    if run.changes:
+        print(f"{len(run.changes)} student(s) moved since the last run (changes.csv):", file=sys.stderr)
+        for m in run.changes[:20]:
+            before, after = (f"{x:g}" if x is not None else "no grade" for x in (m.before, m.after))
+            print(f"  {_line(m.student.student.name or m.student.student.id)}: {before} -> {after} ({m.why})",
+                  file=sys.stderr)
 
 
 def _class_line(run, out, shard) -> None:
@@ -164,13 +210,54 @@ def _merge(args) -> int:
     from grader.intake.collect import InputError
 
     try:
-        run = merge_stores([Path(d) for d in args.dirs], Path(args.out), junit=Path(args.junit) if args.junit else None)
-    except InputError as err:
-        print(f"grader: {_line(str(err))}", file=sys.stderr)
+        run = merge_stores([Path(d) for d in args.dirs], Path(args.out), junit=Path(args.junit) if args.junit else None,
+                           published=True if args.published else None, lms=_lms(args))
+    except (InputError, ValueError) as err:  # one problem a line
+        print("grader: " + "\n".join(_line(line) for line in str(err).splitlines()), file=sys.stderr)
         return 2
     s = run.summary
     print(f"merged {len(args.dirs)} stores: {len(run.results)} students, {s.submissions} graded, "
-          f"mean {s.mean:.1f}/{s.max_score:g}; gradebook.csv and summary.json in {_line(args.out)}", file=sys.stderr)
+          f"mean {s.mean:.1f}/{s.max_score:g}; gradebook.csv, summary.json and feedback/ in {_line(args.out)}", file=sys.stderr)
+    _left_out(run)
+    return 0
+
+
+def _add_lms_options(p, *, roster: bool) -> None:
+    p.add_argument("--lms", choices=("canvas", "moodle"),
+                   help="also write the platform's import files beside gradebook.csv: canvas-import.csv and "
+                        "canvas-feedback.zip, or moodle-grading-worksheet.csv and moodle-feedback.zip (README)")
+    p.add_argument("--assignment", metavar="TITLE", help="--lms canvas: the assignment column's title (default: "
+                   "the roster's one assignment column, when the roster is Canvas's gradebook export)")
+    p.add_argument("--bom", action="store_true", help="start each CSV with a UTF-8 byte order mark, for Excel")
+    if roster:
+        p.add_argument("--roster", metavar="CSV", help="--lms moodle: the grading worksheet downloaded from the "
+                       "assignment, written back with grades; --lms canvas: Canvas's gradebook export")
+
+
+def _override(args) -> int:
+    from grader.batch.merge import merge_stores
+    from grader.batch.overrides import record_override
+    from grader.intake.collect import InputError
+
+    out = Path(args.out)
+    if (args.points is None) == bool(args.check):
+        print("grader: --check ID takes --points N (and --score N takes neither)", file=sys.stderr)
+        return 2
+    try:
+        r, o = record_override(out, args.student, reason=args.reason, score=args.score, check=args.check or "",
+                               points=args.points)
+    except InputError as err:
+        print(f"grader: {_line(str(err))}", file=sys.stderr)
+        return 2
+    what = f"{o.check}: {o.points:g} points" if o.check else f"total: {o.points:g}"
+    print(f"override recorded for {_line(r.student.name or r.student.id)} ({what}), for the submission "
+          f"{o.source_sha256[:12]}", file=sys.stderr)
+    try:  # the outputs now, as the next run would write them
+        merge_stores([out], out)
+    except InputError:  # one shard of a class: `merge` writes the class's outputs with it
+        print("applied at this shard's next run and at the merge", file=sys.stderr)
+    else:
+        print(f"gradebook.csv, summary and feedback/ in {_line(str(out))} rewritten with it", file=sys.stderr)
     return 0
 
 
@@ -233,7 +320,7 @@ def _release(args) -> int:
 TORCH_FREE_VERBS = frozenset({"quiz", "cards"})
 # Verbs declared in this module: when one of them is asked for, the quiz's and the rubric's verbs
 # (imports it never needs) are not registered, for a faster start.
-OWN_VERBS = frozenset({"check", "grade", "merge", "demo", "schemas", "catalogue", "release"})
+OWN_VERBS = frozenset({"check", "grade", "merge", "override", "demo", "schemas", "catalogue", "release"})
 
 
 STUDENT_ABOUT = ("Check your causal_attention and SingleHead against the chapter on causal self-attention, "
@@ -260,6 +347,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--markdown", metavar="PATH", help="also write the feedback as markdown")
     p.add_argument("--watch", action="store_true",
                    help="keep the sandbox warm and regrade on every save, printing only what changed")
+    p.add_argument("--fail-under", type=_percent, metavar="PERCENT",
+                   help="exit 1 when the score is under PERCENT of the points shown (for a CI step)")
     p.set_defaults(func=_check)
 
     if not student:  # a student's install (release) carries none of the instructor's verbs
@@ -282,17 +371,34 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                        help="who --html and --markdown are for: 'student' follows each check's visibility "
                             "(hidden checks absent), 'instructor' shows every check and marks the hidden ones")
         p.add_argument("--published", action="store_true",
-                       help="results are released: student views also show after_due_date and after_published checks")
+                       help="results are released: every student view (feedback/, --audience student, the --lms "
+                            "comments and zips) shows the grade and the after_due_date and after_published checks")
         p.add_argument("--gradescope", metavar="PATH",
                        help="write Gradescope's results.json for the single submission (a folder named is "
                             "one student's submission)")
+        p.add_argument("--fail-under", type=_percent, metavar="PERCENT",
+                       help="exit 1 when a student's score is under PERCENT of the maximum, or nothing was graded")
+        _add_lms_options(p, roster=False)
         p.set_defaults(func=_grade)
 
         p = sub.add_parser("merge", help="combine the --out folders of shards into one gradebook and summary")
         p.add_argument("dirs", nargs="+", metavar="DIR")
         p.add_argument("--out", metavar="DIR", required=True)
         p.add_argument("--junit", metavar="PATH", help="also write JUnit XML for the whole class")
+        p.add_argument("--published", action="store_true",
+                       help="results are released: feedback/ shows each student's grade (default: as the shards were graded)")
+        _add_lms_options(p, roster=True)
         p.set_defaults(func=_merge)
+
+        p = sub.add_parser("override", help="adjust a student's total or one check, with a reason, kept on every rerun")
+        p.add_argument("out", metavar="OUT", help="the --out folder of `grade` (or of `merge`)")
+        p.add_argument("student", metavar="STUDENT", help="the student's ID, e-mail or key (as in gradebook.csv)")
+        what = p.add_mutually_exclusive_group(required=True)
+        what.add_argument("--score", type=float, metavar="N", help="set the total")
+        what.add_argument("--check", metavar="ID", help="set one check's points (with --points)")
+        p.add_argument("--points", type=float, metavar="N")
+        p.add_argument("--reason", required=True, help="why: shown to the student with the adjustment")
+        p.set_defaults(func=_override)
 
         sub.add_parser("demo", help="grade the bundled example and show the feedback").set_defaults(func=_demo)
         sub.add_parser("schemas", help="regenerate the JSON Schemas").set_defaults(func=_schemas)

@@ -1,7 +1,8 @@
 """A whole class: intake (grader/intake) -> store lookups -> warm sandboxes -> store -> gradebook, summary, JUnit.
 
-run.py runs a class (and `--shard K/N` of one), store.py keeps results in SQLite, merge.py combines shards,
-gradebook.py and junit.py write what platforms import, summary.py counts, names.py names files.
+run.py runs a class (and `--shard K/N` of one), store.py keeps results in SQLite, merge.py combines a complete
+set of shards, overrides.py keeps an instructor's adjustments and reports who moved, gradebook.py and junit.py
+write the detailed results, lms.py the files a platform imports, summary.py counts, names.py names files.
 """
 
 from grader.batch.models import CheckTally, ClassSummary, MisconceptionTally, StudentResult

@@ -22,6 +22,11 @@ def junit_xml(results: list[StudentResult]) -> str:
         s = r.student
         suite = ET.SubElement(suites, "testsuite", name=_text(f"{s.name} ({s.id})" if s.name != s.id else s.id))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        if r.report:  # the JUnit schema (Ant's, Jenkins' junit-10.xsd) puts <properties> before the test cases
+            props = ET.SubElement(suite, "properties")
+            ET.SubElement(props, "property", name="score", value=f"{r.report.score:g}")
+            ET.SubElement(props, "property", name="max_score", value=f"{r.report.max_score:g}")
+            ET.SubElement(props, "property", name="diagnoses", value=" ".join(d.id for d in r.report.diagnoses))
         checks = r.report.checks if r.report else []
         if not checks:
             case = ET.SubElement(suite, "testcase", classname=_text(s.id), name="submission")
@@ -44,11 +49,6 @@ def junit_xml(results: list[StudentResult]) -> str:
             elif c.status == "skipped":
                 ET.SubElement(case, "skipped", message=message[:500])
                 counts["skipped"] += 1
-        if r.report:
-            props = ET.SubElement(suite, "properties")
-            ET.SubElement(props, "property", name="score", value=f"{r.report.score:g}")
-            ET.SubElement(props, "property", name="max_score", value=f"{r.report.max_score:g}")
-            ET.SubElement(props, "property", name="diagnoses", value=" ".join(d.id for d in r.report.diagnoses))
         for k, v in counts.items():
             suite.set(k, str(v))
             totals[k] += v

@@ -10,7 +10,8 @@ from grader.intake.models import Student
 from grader.report.models import CheckTally, ClassSummary, MisconceptionTally, Report, SummaryRow
 
 # The summary's types live with the report models (report/summary.py renders them); a class run fills them.
-__all__ = ["CheckTally", "ClassSummary", "MisconceptionTally", "ResultStatus", "StudentResult", "SummaryRow"]
+__all__ = ["CheckTally", "ClassSummary", "MisconceptionTally", "Override", "ResultStatus", "StudentResult",
+           "SummaryRow"]
 
 # graded: a report; ungradable: handed in, nothing in it gradable (the row's flag says why);
 # no_submission: nothing handed in; grader_error: the grader failed on the file.
@@ -27,3 +28,16 @@ class StudentResult(BaseModel):
     report: Report | None = None
     report_name: str = ""  # file stem under reports/, unique and safe (see names.py)
     error: str = ""
+
+
+class Override(BaseModel):
+    """An instructor's adjustment of one student's total or one check, kept in the store and applied on every
+    later run while the student's submission is the one it was made for (its sha256)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    student: str  # the student's key
+    source_sha256: str
+    check: str = ""  # empty: the total
+    points: float
+    reason: str

@@ -21,12 +21,14 @@ from pathlib import Path
 
 from grader.batch.gradebook import gradebook_csv, skipped_csv
 from grader.batch.junit import junit_xml
+from grader.batch.lms import BOM, LmsExport, write_lms
 from grader.batch.models import ClassSummary, StudentResult
-from grader.batch.names import student_filename
+from grader.batch.names import handed_back, student_filename
+from grader.batch.overrides import Change, apply_overrides, changes, changes_csv
 from grader.batch.progress import ClassProgress
 from grader.batch.review import review_csv
 from grader.batch.similarity import similar_pairs
-from grader.batch.store import STORE_NAME, Store
+from grader.batch.store import STORE_NAME, ShardRecord, Store, class_listing
 from grader.batch.summary import summarize
 from grader.grade import Executed, default_rubric, execute, judge
 from grader.intake.collect import Intake, Prepared, shard_of
@@ -46,6 +48,9 @@ class ClassRun:
     from_store: int = 0  # students whose report the store already held
     seconds: float = 0.0
     written: list[Path] = field(default_factory=list)
+    lms_left_out: list[str] = field(default_factory=list)  # graded rows the --lms files could not carry, and why
+    changes: list[Change] | None = None  # who moved since the last run into this --out (None: there was none)
+    stale_overrides: list[str] = field(default_factory=list)  # overrides made for a submission since replaced
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -117,10 +122,16 @@ def _private_dir(path: Path) -> Path:
 def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path | None,
                 shard: tuple[int, int] | None = None, hidden: Iterable[Path] = (), workers: int = 2,
                 sandboxes: list[Sandbox] | None = None, progress: bool = False, junit: Path | None = None,
-                on_result: Callable[[StudentResult], None] | None = None) -> ClassRun:
+                on_result: Callable[[StudentResult], None] | None = None, published: bool = False,
+                lms: LmsExport | None = None) -> ClassRun:
+    """`published`: the results are released, so each student's feedback/ copy shows the grade."""
     t0 = time.monotonic()
     people = [p for p in intake.students if shard is None or shard_of(p.student.key, shard[1]) == shard[0] - 1]
     store = Store.open(_private_dir(out) / STORE_NAME if out else None, rubric, secret)
+    overrides = store.overrides()
+    last_run = store.latest()
+    before = store.results(last_run) if last_run else []
+    apply_overrides(before, overrides)  # the last run as it was reported
     names = {p.student.key: student_filename(p.student.key, p.student.name or p.student.id) for p in people}
     reports: dict[str, Report] = {}
     errors: dict[str, str] = {}
@@ -192,13 +203,31 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
         shutil.rmtree(staging, ignore_errors=True)
     ordered = [results[p.student.key] for p in people]
     store.record(ordered, intake.skipped)
+    store.record_run(ShardRecord(
+        listing=class_listing([p.student.key for p in intake.students]), shard=shard[0] if shard else 1,
+        shards=shard[1] if shard else 1, rubric=store.rubric, secret=store.secret, students=len(intake.students),
+        platforms=sorted({p.student.platform for p in intake.students}), published=published,
+        lms=lms.model_copy(update={"worksheet": lms.worksheet.resolve()}) if lms and lms.worksheet else lms))
     store.close()
+    stale = apply_overrides(ordered, overrides)
+    for r in ordered:
+        if out and r.report is not None and r.report.adjustments:
+            write_derived(out / "reports" / f"{r.report_name}.json", r.report.model_dump_json(indent=1).encode())
     summary = summarize(ordered, intake.skipped)
     summary.similar = similar_pairs({p.student.key: p.source for p in people if p.source is not None})
     run = ClassRun(ordered, list(intake.skipped), summary, graded_now=len(todo) - len(errors),
-                   from_store=from_store, seconds=time.monotonic() - t0)
+                   from_store=from_store, seconds=time.monotonic() - t0, stale_overrides=stale)
+    if last_run:
+        run.changes = changes(before, ordered, regraded=last_run != (store.rubric, store.secret))
+        if out:
+            atomic_write_text(out / "changes.csv", changes_csv(run.changes))
+            run.written.append(out / "changes.csv")
     if out:
-        run.written = write_outputs(out, run.results, run.skipped, run.summary)
+        run.written += write_outputs(out, run.results, run.skipped, run.summary, published=published, lms=lms)
+        if lms:
+            written, run.lms_left_out = write_lms(out, run.results, lms, published=published,
+                                                  feedback=lambda r: feedback_text(r, published=published))
+            run.written += written
     if junit:
         atomic_write_text(junit, junit_xml(run.results))
         run.written.append(junit)
@@ -210,9 +239,32 @@ def write_derived(path: Path, data: bytes) -> None:
     atomic_write_bytes(path, data, durable=False, skip_unchanged=True)
 
 
-def write_outputs(out: Path, results: list[StudentResult], skipped: list[Skipped], summary: ClassSummary) -> list[Path]:
+def write_feedback(out: Path, results: list[StudentResult], *, published: bool) -> list[Path]:
+    """feedback/: each graded student's report in the student view, ready to hand back (titled with the file as
+    they named it), in a folder only the instructor can read."""
+    folder = _private_dir(out / "feedback")
+    written = []
+    for r in results:
+        if r.report is None:
+            continue
+        path = folder / f"{r.report_name}.md"
+        atomic_write_bytes(path, feedback_text(r, published=published).encode(), durable=False, skip_unchanged=True)
+        written.append(path)
+    return written
+
+
+def feedback_text(r: StudentResult, *, published: bool) -> str:
+    """What a student receives: their report in the student view, titled with the file as they named it."""
+    from grader.report.markdown import render_markdown
+
+    return render_markdown(handed_back(r.report, r.student), audience="student", published=published)
+
+
+def write_outputs(out: Path, results: list[StudentResult], skipped: list[Skipped], summary: ClassSummary,
+                  *, published: bool = False, lms: LmsExport | None = None) -> list[Path]:
     paths = [out / "gradebook.csv", out / "summary.json", out / "skipped.csv", out / "review.csv"]
-    atomic_write_text(paths[0], gradebook_csv(results))
+    write_feedback(out, results, published=published)
+    atomic_write_text(paths[0], (BOM if lms and lms.bom else "") + gradebook_csv(results))
     atomic_write_text(paths[3], review_csv(summary.review))
     # rows (with timings) and similar pairs go to summary.html/md only: summary.json stays the same
     # whether a class is graded in one run or in shards merged later.

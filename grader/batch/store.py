@@ -1,4 +1,5 @@
-"""The class run's store: SQLite, one row per graded source, one per student, one per skipped path.
+"""The class run's store: SQLite, one row per graded source, one per student, one per skipped path, one per
+run (which part of which class it graded, see ShardRecord) and one per instructor override.
 
 Reports are keyed by the graded source's sha256, the rubric's hash (with the grader's version) and a
 hash of the secret, so a rerun, a resumed run after SIGKILL or another shard finds every report it can
@@ -16,7 +17,10 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from grader.batch.models import StudentResult
+from pydantic import BaseModel, ConfigDict
+
+from grader.batch.lms import LmsExport
+from grader.batch.models import Override, StudentResult
 from grader.intake.models import Skipped, Student
 from grader.report.models import Report
 from grader.rubric import Rubric
@@ -32,7 +36,38 @@ CREATE TABLE IF NOT EXISTS students (
     key TEXT PRIMARY KEY, student TEXT NOT NULL, rubric_sha256 TEXT NOT NULL, secret_sha256 TEXT NOT NULL,
     status TEXT NOT NULL, report_name TEXT NOT NULL, error TEXT NOT NULL, updated REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL, updated REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    listing TEXT NOT NULL, shard INTEGER NOT NULL, shards INTEGER NOT NULL, rubric_sha256 TEXT NOT NULL,
+    secret_sha256 TEXT NOT NULL, record TEXT NOT NULL, updated REAL NOT NULL,
+    PRIMARY KEY (listing, shard, shards, rubric_sha256, secret_sha256));
+CREATE TABLE IF NOT EXISTS overrides (
+    student TEXT NOT NULL, check_id TEXT NOT NULL, record TEXT NOT NULL, updated REAL NOT NULL,
+    PRIMARY KEY (student, check_id));
 """
+
+
+class ShardRecord(BaseModel):
+    """What a run's store says it holds, so `merge` can tell a complete set of shards from a partial,
+    duplicated or foreign one without the secret: the part of the class (K of N), the whole class's listing,
+    the rubric's and the secret's hashes, and whether the results were released."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    listing: str  # class_listing() of every student of the class, before the split into shards
+    shard: int = 1
+    shards: int = 1
+    rubric: str
+    secret: str
+    students: int = 0  # in the whole class
+    platforms: list[str] = []  # where the students came from (canvas, moodle, ...), for the messages
+    published: bool = False
+    lms: LmsExport | None = None  # the import files it wrote, so a merge or an override rewrites them alike
+
+
+def class_listing(keys: list[str]) -> str:
+    """A fingerprint of who is in the class: every shard of one class computes the same, another class
+    (or the same class exported by another platform, whose keys differ) another."""
+    return hashlib.sha256("\0".join(sorted(keys)).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _version() -> str:
@@ -111,12 +146,31 @@ class Store:
             self.db.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?)",
                                 [(s.path, s.reason, now) for s in skipped])
 
-    def results(self) -> list[StudentResult]:
-        """Every student this store has seen with this rubric and secret, with their reports."""
+    def record_run(self, record: ShardRecord) -> None:
+        self.db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (record.listing, record.shard, record.shards, record.rubric, record.secret,
+                         record.model_dump_json(), time.time()))
+
+    def put_override(self, override: Override) -> None:
+        self.db.execute("INSERT OR REPLACE INTO overrides VALUES (?, ?, ?, ?)",
+                        (override.student, override.check, override.model_dump_json(), time.time()))
+
+    def overrides(self) -> list[Override]:
+        return [Override.model_validate_json(r) for r, in
+                self.db.execute("SELECT record FROM overrides ORDER BY student, check_id")]
+
+    def latest(self) -> tuple[str, str] | None:
+        """The (rubric, secret) hashes of the last run recorded here."""
+        return _latest(self.db)
+
+    def results(self, fingerprint: tuple[str, str] | None = None) -> list[StudentResult]:
+        """Every student this store has seen with this rubric and secret (or another run's `fingerprint`),
+        with their reports."""
+        rubric, secret = fingerprint or (self.rubric, self.secret)
         rows = self.db.execute("SELECT s.student, s.status, s.report_name, s.error, r.report FROM students s "
                                "LEFT JOIN reports r ON r.source_sha256 = json_extract(s.student, '$.source_sha256') "
                                "AND r.rubric_sha256 = s.rubric_sha256 AND r.secret_sha256 = s.secret_sha256 "
-                               "WHERE s.rubric_sha256=? AND s.secret_sha256=?", (self.rubric, self.secret))
+                               "WHERE s.rubric_sha256=? AND s.secret_sha256=?", (rubric, secret))
         out = []
         for student, status, name, error, report in rows:
             s = Student.model_validate_json(student)
@@ -133,25 +187,44 @@ class Store:
         return set(self.db.execute("SELECT DISTINCT rubric_sha256, secret_sha256 FROM students"))
 
 
+def _latest(db: sqlite3.Connection) -> tuple[str, str] | None:
+    row = db.execute("SELECT rubric_sha256, secret_sha256 FROM students ORDER BY updated DESC LIMIT 1").fetchone()
+    return tuple(row) if row else None
+
+
 def latest_fingerprint(path: Path) -> tuple[str, str] | None:
     """The (rubric, secret) hashes of the most recent run recorded in a store, without knowing either."""
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)
     try:
-        row = db.execute("SELECT rubric_sha256, secret_sha256 FROM students ORDER BY updated DESC LIMIT 1").fetchone()
+        return _latest(db)
     except sqlite3.DatabaseError:
         return None
     finally:
         db.close()
-    return tuple(row) if row else None
+
+
+def shard_records(path: Path) -> list[ShardRecord]:
+    """The runs a store recorded under its latest rubric and secret, newest first ([] for a store written
+    before shards were recorded)."""
+    fingerprint = latest_fingerprint(path)
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)
+    try:
+        rows = db.execute("SELECT record FROM runs WHERE rubric_sha256=? AND secret_sha256=? ORDER BY updated DESC",
+                          fingerprint or ("", "")).fetchall()
+    except sqlite3.DatabaseError:
+        return []
+    finally:
+        db.close()
+    return [ShardRecord.model_validate_json(r) for r, in rows]
 
 
 def absorb(target: Store, source: Path) -> None:
-    """Copy another store's reports, students and skipped paths into `target` (one transaction)."""
+    """Copy another store's reports, students, skipped paths, runs and overrides into `target` (one transaction)."""
     target.db.execute("ATTACH DATABASE ? AS other", (f"file:{source}?mode=ro",))
     try:
         with target.db:
             target.db.execute("BEGIN IMMEDIATE")
-            for table in ("reports", "students", "skipped"):
+            for table in ("reports", "students", "skipped", "runs", "overrides"):
                 target.db.execute(f"INSERT OR REPLACE INTO main.{table} SELECT * FROM other.{table}")
     finally:
         target.db.execute("DETACH DATABASE other")

@@ -9,6 +9,7 @@ unpacks it to /autograder/source, which the sandbox hides from every submission.
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import re
 import secrets
 import stat
@@ -99,7 +100,10 @@ def build_autograder(out: Path, *, rubric_path: Path | None = None, secret: str 
         }
         out.parent.mkdir(parents=True, exist_ok=True)
         partial = out.with_name(f".{out.name}.partial")
-        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
+        partial.unlink(missing_ok=True)
+        # The zip holds the secret: readable by its owner only, from the moment it exists.
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
             for name, text in files.items():
                 info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
                 executable = name in ("setup.sh", "run_autograder")

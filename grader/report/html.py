@@ -15,6 +15,7 @@ from grader.report.plots import heatmap_png, row_change_png
 from grader.report.view import (
     VISIBILITY_NOTE,
     Audience,
+    adjustment_text,
     fmt_number,
     for_audience,
     headline,
@@ -136,6 +137,9 @@ def render_fragment(report: Report, *, audience: Audience = "student", published
     parts.append("</table>")
     if held_back:
         parts.append(f"<p>{_e(held_back_note(whole, audience, published=published))}</p>")
+    if report.adjustments:
+        parts.append("<h2>Adjusted by your instructor</h2><ul>"
+                     + "".join(f"<li>{_e(adjustment_text(a, report))}</li>" for a in report.adjustments) + "</ul>")
     if waiting := not_written_text(checks):
         parts.append(f'<p class="todo">{_e(waiting)}</p>')
     # Pictures before the details: the pattern is quicker to read than the numbers.

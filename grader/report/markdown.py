@@ -10,6 +10,7 @@ from grader.report.models import Heatmap, Report
 from grader.report.view import (
     VISIBILITY_NOTE,
     Audience,
+    adjustment_text,
     fmt_number,
     for_audience,
     headline,
@@ -113,6 +114,9 @@ def render_markdown(report: Report, *, audience: Audience = "student", published
     lines.append("")
     if held_back:
         lines += [held_back_note(whole, audience, published=published), ""]
+    if report.adjustments:
+        lines += ["## Adjusted by your instructor", ""] + [f"- {md_escape(adjustment_text(a, report))}"
+                                                          for a in report.adjustments] + [""]
     if waiting := not_written_text(checks):
         lines += [md_escape(waiting), ""]
     bad = needs_work(checks)

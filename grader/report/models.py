@@ -14,8 +14,9 @@ from grader.rubric.results import CheckReport, GroupTotal
 from grader.vocabulary import Model as _Model
 from grader.vocabulary import Status, Visibility
 
-__all__ = ["CheckReport", "CheckTally", "ClassSummary", "Diagnosis", "GroupTotal", "Heatmap", "MisconceptionTally",
-           "Report", "ReviewItem", "Runtime", "SimilarPair", "Status", "SummaryRow", "Visibility", "Visuals"]
+__all__ = ["Adjustment", "CheckReport", "CheckTally", "ClassSummary", "Diagnosis", "GroupTotal", "Heatmap",
+           "MisconceptionTally", "Report", "ReviewItem", "Runtime", "SimilarPair", "Status", "SummaryRow", "Visibility",
+           "Visuals"]
 
 
 class Runtime(_Model):
@@ -43,6 +44,17 @@ class Visuals(_Model):
     )
 
 
+class Adjustment(_Model):
+    """An instructor's override (`python -m grader override`), applied on every run to the submission it was made for."""
+
+    target: Literal["total", "check", "not_shown"] = Field(
+        description="What was set: the total, one check, or (in a student's copy) a check not shown to them.")
+    check: str = Field("", description="The check's id (target `check` only).")
+    was: float | None = Field(None, description="Points before; None where the reader may not see them.")
+    now: float | None = None
+    reason: str
+
+
 class Report(_Model):
     schema_version: Literal[1] = 1
     submission: str
@@ -57,6 +69,7 @@ class Report(_Model):
     diagnoses: list[Diagnosis] = Field([], max_length=3)
     runtime: Runtime
     visuals: Visuals = Visuals()
+    adjustments: list[Adjustment] = []
 
 
 # --- A class at a glance: filled by a class run (grader/batch), rendered by report/summary.py ------

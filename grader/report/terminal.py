@@ -15,7 +15,9 @@ from grader.report.models import CheckReport, Report
 from grader.report.view import (
     NO_POINTS,
     Audience,
+    adjustment_text,
     cap_line,
+    for_audience,
     headline,
     held_back_note,
     isolation_text,
@@ -107,6 +109,8 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
         out.append(f"  {status_word(c):<8} {p:>{width}}  {_label(c, audience)}")
     if held_back:
         out.append(f"  ({held_back_note(report, audience, published=False)})")
+    copy = for_audience(report, audience)[0]  # an override on a check not shown keeps only its reason
+    out += [f"  Adjusted by your instructor: {printable(adjustment_text(a, copy))}" for a in copy.adjustments]
     if waiting := not_written_text(checks):
         out += ["", waiting]
     for c in needs_work(checks)[:details]:
@@ -146,6 +150,9 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
     console.print(table)
     if held_back:
         console.print(Text(held_back_note(report, audience, published=False), style="dim"))
+    copy = for_audience(report, audience)[0]
+    for a in copy.adjustments:
+        console.print(Text.assemble(("Adjusted by your instructor: ", "bold"), printable(adjustment_text(a, copy))))
     if waiting := not_written_text(checks):
         console.print(Text(waiting, style=_TO_DO_STYLE))
     if report.diagnoses:

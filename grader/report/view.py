@@ -11,7 +11,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import PurePath
 
-from grader.report.models import CheckReport, GroupTotal, Report
+from grader.report.models import Adjustment, CheckReport, GroupTotal, Report
 from grader.rubric.results import apply_ceiling, binding_band
 from grader.vocabulary import Audience
 
@@ -52,6 +52,11 @@ def for_audience(report: Report, audience: Audience, *, published: bool = False)
     if audience == "instructor" or not held_back:
         return report, held_back
     shown_ids = {c.id for c in checks}
+    # An override on a check not shown keeps its reason and loses its name and points; a total before
+    # release keeps its reason only (the total is not released yet).
+    adjustments = [a if (a.target == "check" and a.check in shown_ids) or (a.target == "total" and published)
+                   else Adjustment(target="not_shown" if a.target == "check" else "total", reason=a.reason)
+                   for a in report.adjustments]
     withheld = [c for c in report.checks if c.id not in shown_ids]
 
     def redact(text: str) -> str:
@@ -71,6 +76,7 @@ def for_audience(report: Report, audience: Audience, *, published: bool = False)
         "groups": [GroupTotal(name=g, score=round(sum(c.score for c in cs), 6),
                               max_score=round(sum(c.max_score for c in cs), 6)) for g, cs in groups.items()],
         "visuals": visuals,
+        "adjustments": adjustments,
     }
     if not published:
         # Only what is shown counts, severity bands included: the same total as the student's own `check`.
@@ -261,3 +267,13 @@ def report_filename(submission: str, suffix: str) -> str:
 STATUS_WORD = {"passed": "passed", "failed": "FAILED", "error": "ERROR", "skipped": "skipped"}
 TO_DO = "TO DO"  # instead of ERROR, for a check that waits for a function still raising NotImplementedError
 NO_POINTS = "no points"  # the points column of a check worth 0 (the gate computes_attention)
+
+
+def adjustment_text(a: Adjustment, report: Report) -> str:
+    """One instructor override as its reader may see it, with its reason (`report` is the reader's copy)."""
+    if a.target == "check":
+        title = next((c.title for c in report.checks if c.id == a.check), a.check)
+        return f"\u201c{title}\u201d: {score_text(a.was or 0)} \u2192 {score_text(a.now or 0)} points. {a.reason}"
+    if a.target == "total" and a.now is not None:
+        return f"Total set to {score_text(a.now)} (it was {score_text(a.was or 0)}). {a.reason}"
+    return f"{'Your total' if a.target == 'total' else 'A check not shown here'} was adjusted. {a.reason}"

@@ -70,6 +70,17 @@ def test_junit_one_testcase_per_check():
     assert root.get("tests") == "3" and root.get("errors") == "1"
 
 
+def test_junit_suites_follow_the_schemas_order():
+    """Ant's JUnit schema and Jenkins' junit-10.xsd: a testsuite holds properties, then test cases, then system-out
+    and system-err, in that order."""
+    order = ["properties", "testcase", "system-out", "system-err"]
+    root = ET.fromstring(junit_xml([_result("bob", "2", _report(0)), _result("amy", "3", None)]).encode())
+    for suite in root.findall("testsuite"):
+        tags = [child.tag for child in suite]
+        assert tags == sorted(tags, key=order.index), tags
+    assert root.find("testsuite")[0].tag == "properties"
+
+
 def test_junit_shows_no_score_for_a_check_worth_none():
     rep = _report(0)
     rep.checks.append(CheckReport(id="computes_attention", title="Gate", status="failed", score=0, max_score=0,

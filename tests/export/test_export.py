@@ -254,3 +254,12 @@ def test_export_command(tmp_path, project_wheel):
                           timeout=120)
     assert proc.returncode == 2 and proc.stderr.startswith(f"{bad}:") and "Traceback" not in proc.stderr
     assert not (tmp_path / "b.zip").exists()
+
+
+def test_the_zip_that_holds_the_secret_is_its_owners_alone(tmp_path):
+    wheel = tmp_path / "attention_grader-0.1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:  # the smallest wheel the export reads: its metadata
+        zf.writestr("attention_grader-0.1.0.dist-info/METADATA", "Name: attention-grader\nRequires-Dist: pyyaml\n")
+    out, _ = build_autograder(tmp_path / "autograder.zip", secret=SECRET, wheel=wheel)
+    assert out.stat().st_mode & 0o777 == 0o600
+    assert zipfile.ZipFile(out).read("secret").decode().strip() == SECRET
