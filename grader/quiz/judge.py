@@ -112,6 +112,8 @@ _NUMBER = re.compile(
 # Written-out exponentials are working, not answers: "e^0/(3e^0)", "exp(0)".
 _WORKING = re.compile(r"\d*\s*e\s*\^\s*[-+]?\d+(?:\.\d+)?|\bexp\s*,?\s*[-+]?\d+(?:\.\d+)?")
 _BROADCAST = re.compile(r"\b(each|all|every|uniform|uniformly|equal|equally|evenly)\b")
+# Said of shares, these mean 1/n each, n being the number of shares the target declares.
+_UNIFORM = re.compile(r"\b(uniform|uniformly|equal|equally|evenly)\b")
 
 
 _WORD_NUMBERS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
@@ -132,7 +134,7 @@ def numbers_in(text: str) -> list[float]:
     return out
 
 
-def _segments(text: str, targets: list[NumericTarget]) -> dict[str, list[tuple[str, bool]]]:
+def _segments(text: str, targets: list[NumericTarget]) -> dict[str, list[tuple[str, str]]]:
     """Text following each mention of a target's alias, up to the next mention of any alias."""
     marks = []
     for t in targets:
@@ -140,14 +142,28 @@ def _segments(text: str, targets: list[NumericTarget]) -> dict[str, list[tuple[s
             for m in re.finditer(rf"\b{re.escape(normalise(alias))}\b", text):
                 marks.append((m.start(), m.end(), t.name))
     marks.sort()
-    segs: dict[str, list[tuple[str, bool]]] = {}
+    segs: dict[str, list[tuple[str, str]]] = {}
     for i, (start, end, name) in enumerate(marks):
         stop = marks[i + 1][0] if i + 1 < len(marks) else len(text)
-        # "each weight is 1/3": the broadcast word may come just before the label.
+        # "each weight is 1/3": a broadcast word may come just before the label.
         lead = " ".join(text[:start].split()[-2:])
         seg = text[end:stop]
-        segs.setdefault(name, []).append((seg, bool(_BROADCAST.search(lead + " " + seg))))
+        segs.setdefault(name, []).append((seg, lead + " " + seg))
     return segs
+
+
+def _is_shares(target: NumericTarget) -> bool:
+    """A target of n equal shares summing to one: the only kind "equal" or "uniform" gives a value to."""
+    n = len(target.values)
+    return n > 1 and all(abs(v - 1 / n) <= 1e-9 for v in target.values)
+
+
+def _uniform(numbers: list[float], target: NumericTarget, words: str) -> bool:
+    """'equal weights', 'split evenly': 1/n each, unless a share written beside it says otherwise."""
+    if not (_is_shares(target) and _UNIFORM.search(words)):
+        return False
+    n = len(target.values)
+    return not any(0 < x < 1 and abs(x - 1 / n) > target.tolerance(1 / n) for x in numbers)
 
 
 def _close_to(got: list[float], want: list[float], target: NumericTarget) -> bool:
@@ -177,8 +193,15 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
     offset = 0
     for t in item.targets:
         if t.name in segs:
-            tried = [(numbers_in(seg), bc) for seg, bc in segs[t.name]]
+            said = [(numbers_in(seg), words) for seg, words in segs[t.name]]
+            if any(_uniform(nums, t, words) for nums, words in said):
+                out[t.name] = (True, "equal shares")
+                continue
+            tried = [(nums, bool(_BROADCAST.search(words))) for nums, words in said]
             tried = [x for x in tried if x[0]] or [([], False)]
+        elif _uniform(everything, t, norm):
+            out[t.name] = (True, "equal shares")
+            continue
         elif unlabelled and len(item.targets) > 1:
             # No labels at all: accept the numbers in target order when the count fits exactly.
             total = sum(len(x.values) for x in item.targets)
@@ -203,7 +226,7 @@ def _verdict(earned: float, total: float, required_ok: bool, wrong_claim: bool) 
 
 
 def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
-    doc = Doc(text)
+    doc = Doc(text, item.vocabulary)
     lines: list[str] = []
     matched: list[str] = []
     missing: list[str] = []
@@ -211,7 +234,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
     required_ok = True
     if isinstance(item, NumericItem):
         for t in item.targets:
-            ok, shown = judge_numbers(item, text)[t.name]
+            ok, shown = judge_numbers(item, doc.text)[t.name]
             total += 1
             if ok:
                 earned += 1
@@ -264,7 +287,7 @@ def option_evidence(item: ChoiceItem, text: str) -> dict[str, int]:
     for named in _NAMED.finditer(text):
         if named.group(1).upper() in labels:
             strength[named.group(1).upper()] = LETTER
-    doc = Doc(text)
+    doc = Doc(text, item.vocabulary)
     for o in item.options:
         if strength[o.label] < EXPLICIT and o.accept and entry_matches(o.accept, doc):
             strength[o.label] = EXPLICIT

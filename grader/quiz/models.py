@@ -5,15 +5,42 @@ These models are the contract; `python -m grader schemas` publishes them as grad
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, PrivateAttr, model_validator
 
 from grader.quiz.phrases import Phrasing
 from grader.vocabulary import Model as _Model
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+
+
+# Fields written in prose (what the chapter says); every other string is a phrasing or an id.
+_PROSE = frozenset({"title", "prompt", "explanation", "text", "feedback", "follow_up", "label", "front", "back",
+                    "checklist", "topic"})
+_STEM = re.compile(r"[a-z]+\*")  # a wildcard's stem ("normali*") is no word
+
+
+def quiz_words(model: BaseModel) -> frozenset[str]:
+    """The words of a quiz (its prose and its phrasings' literal words): an answer's spelling is corrected
+    towards these, and never away from one of them."""
+    words: set[str] = set()
+
+    def walk(node, prose: bool) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, k in _PROSE)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, prose)
+        elif isinstance(node, str):
+            text = node.lower() if prose else _STEM.sub(" ", node.lower())
+            words.update(re.findall(r"[a-z]+", text))
+
+    walk(model.model_dump(), False)
+    return frozenset(words)
 
 
 def _check_phrasing(value: str) -> str:
@@ -165,6 +192,12 @@ class _Item(_Model):
     section: str = Field(description="Chapter section to reread.")
     points: float = Field(1.0, ge=0)
     explanation: str = Field(description="Model answer, revealed after the learner commits.")
+    # The quiz's words, against which an answer's spelling is corrected; set by the quiz that holds the item.
+    _vocabulary: frozenset[str] = PrivateAttr(default=frozenset())
+
+    @property
+    def vocabulary(self) -> frozenset[str]:
+        return self._vocabulary or quiz_words(self)
 
 
 class _Rubric(_Model):
@@ -293,6 +326,17 @@ class Quiz(_Model):
         if dupes:
             raise ValueError(f"duplicate ids: {', '.join(dupes)}")
         return self
+
+    @model_validator(mode="after")
+    def _share_vocabulary(self) -> Quiz:
+        words = self.vocabulary
+        for item in self.items:
+            item._vocabulary = words
+        return self
+
+    @property
+    def vocabulary(self) -> frozenset[str]:
+        return quiz_words(self)
 
     def item(self, item_id: str):
         return next((i for i in self.items if i.id == item_id), None)

@@ -57,10 +57,35 @@ _RETRACT = frozenset("no not nope never wrong false hardly".split())
 _CONTRAST = re.compile(r"\b(rather than|instead of|as opposed to|unlike|differs? from|independent of|unrelated to"
                        r"|(?:different|distinct|separate)(?: (?:thing|things|claim|question|property|matter))? from)\b")
 _CONTRACTIONS = [
-    (re.compile(r"\bcan't\b|\bcannot\b"), "can not"),
-    (re.compile(r"\bwon't\b"), "will not"),
+    (re.compile(r"\bcan'?t\b|\bcannot\b"), "can not"),
+    (re.compile(r"\bwon'?t\b"), "will not"),
     (re.compile(r"\bshan't\b"), "shall not"),
     (re.compile(r"n't\b"), " not"),
+    # Typed without the apostrophe ("dont", "isnt"): each is a contraction, never another word.
+    (re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|should|would|could|must|need)nt\b"), r"\1 not"),
+    (re.compile(r"\b(it|that|what|there|here)'s\b"), r"\1 is"),
+    (re.compile(r"\bthats\b"), "that is"),
+    (re.compile(r"\btheyre\b"), "they are"),
+    # "its" is possessive ("its own token") unless a verb's complement follows ("its not", "its an input").
+    (re.compile(r"\bits(?= (?:not|an?|the|just|only|because|what|that|needed|fine|ok|okay|already|like|so|to)\b)"),
+     "it is"),
+]
+# Fractions and counts in words; "one" alone is usually a pronoun ("the current one"), so it is a number only
+# where a count is plain ("exactly one", "by one", "sum to one").
+_ORDINALS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4,
+             "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7,
+             "eighth": 8, "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10}
+_CARDINALS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+              "eight": 8, "nine": 9, "ten": 10}
+_FRACTION_WORDS = re.compile(r"\b(" + "|".join(_CARDINALS) + r")[ -](" + "|".join(_ORDINALS) + r")\b")
+_COUNT_ONE = re.compile(r"\b(exactly|by|to|equals?|plus|minus) one\b(?! (?:of|another|position|token|row))")
+# Symbols written inline: "sqrt(d_k)" and "ln(2)" read as "sqrt d k", "ln 2" (a parenthesis would end a
+# clause), "QK^T" as the query-key product.
+_SYMBOLS = [
+    (re.compile(r"\b(sqrt|ln|log|exp)\s*\(\s*([^()]*?)\s*\)"), r" \1 \2 "),
+    (re.compile(r"\b(sqrt|ln|log)(?=\d)"), r"\1 "),
+    (re.compile(r"\bq\s*k\s*\^\s*t\b|\bqk\b"), " q dot k "),
+    (re.compile(r"\bd_?k\b"), " d k "),
 ]
 _TOKEN = re.compile(
     r"[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?:/\d+(?:\.\d+)?)?"  # numbers, fractions included
@@ -76,8 +101,10 @@ def normalise(text: str) -> str:
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
                  ("\u22c5", " dot "), ("\u2192", " , "), ("->", " , "), ("\u2248", " ")):
         text = text.replace(a, b)
-    for pattern, repl in _CONTRACTIONS:
+    for pattern, repl in _CONTRACTIONS + _SYMBOLS:
         text = pattern.sub(repl, text)
+    text = _FRACTION_WORDS.sub(lambda m: f"{_CARDINALS[m.group(1)]}/{_ORDINALS[m.group(2)]}", text)
+    text = _COUNT_ONE.sub(lambda m: f"{m.group(1)} 1", text)
     text = _CONTRAST.sub(" not ", text)
     # "next-token", "d_k", "row-wise" become separate words; "-1" and "dim=-1" keep their sign.
     text = re.sub(r"(?<=[a-z0-9])[-_](?=[a-z])", " ", text)
@@ -105,12 +132,55 @@ class Token:
     end: int
 
 
-class Doc:
-    """A learner's answer, normalised and tokenised once, matched against many phrasings."""
+# Words are corrected only when long enough to carry a typo and not known as they are.
+SPELL_MIN = 5
+_INFLECTIONS = ("s", "es", "ed", "d", "ing", "ly", "er", "ers")
 
-    def __init__(self, raw: str):
+
+def correct_spelling(text: str, vocabulary: frozenset[str]) -> str:
+    """Replace each unknown word by the one vocabulary word within a typo of it ("sofmax", "wieghts").
+
+    A word is known when it, or it less a common ending, is in the vocabulary; a typo is one edit (two from
+    ten letters) with the first letter kept; a word with two equally near candidates is left as typed."""
+    if not vocabulary:
+        return text
+    # Never corrected into a negation ("note" is no "not"): a denial must be typed.
+    vocabulary = frozenset(v for v in vocabulary if len(v) >= SPELL_MIN and v not in NEGATORS)
+
+    def fix(m: re.Match) -> str:
+        word = m.group()
+        if len(word) < SPELL_MIN or word in vocabulary or word in NEGATORS or any(
+                (word.endswith(e) and word[:-len(e)] in vocabulary) or word + e in vocabulary for e in _INFLECTIONS):
+            return word
+        limit = 2 if len(word) >= 10 else 1
+        best = _nearest(word, vocabulary, limit)
+        return best or word
+
+    return re.sub(r"[a-z]+", fix, text)
+
+
+def _nearest(word: str, vocabulary: frozenset[str], limit: int) -> str | None:
+    found: dict[int, list[str]] = {}
+    for v in vocabulary:
+        if v[0] != word[0] or abs(len(v) - len(word)) > limit:
+            continue
+        d = DamerauLevenshtein.distance(word, v, score_cutoff=limit)
+        if d <= limit:
+            found.setdefault(d, []).append(v)
+    if not found:
+        return None
+    nearest = found[min(found)]
+    return nearest[0] if len(nearest) == 1 else None
+
+
+class Doc:
+    """A learner's answer, normalised and tokenised once, matched against many phrasings.
+
+    `vocabulary` (the quiz's own words) corrects misspellings before anything is matched."""
+
+    def __init__(self, raw: str, vocabulary: frozenset[str] = frozenset()):
         self.raw = raw
-        self.text = normalise(raw)
+        self.text = correct_spelling(normalise(raw), vocabulary)
         self.tokens = [Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(self.text)]
         self.sentence: list[int] = []  # sentence number of each token
         n = 0
