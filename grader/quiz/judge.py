@@ -19,7 +19,16 @@ from grader.quiz.models import (
     Quiz,
     SelfItem,
 )
-from grader.quiz.phrases import ClaimPattern, Doc, Phrasing, Rivals, as_number, compile_accept, normalise
+from grader.quiz.phrases import (
+    ClaimPattern,
+    Doc,
+    Phrasing,
+    Rivals,
+    as_number,
+    compile_accept,
+    normalise,
+    said_alone,
+)
 
 Verdict = Literal["correct", "partial", "incorrect", "unanswered", "self"]
 
@@ -89,6 +98,18 @@ def recognised(thing: KeyPoint | Misconception, doc: Doc) -> bool:
     phrasings = thing.accept if isinstance(thing, KeyPoint) else thing.match
     rivals = tuple(thing.rivals)
     return entry_matches(phrasings, doc, rivals) or claims_match(thing.claims, doc, rivals)
+
+
+@cache
+def _groups(groups: tuple[tuple[str, ...], ...]) -> list[list[Phrasing]]:
+    return [[Phrasing("~" + p.removeprefix("~")) for p in group] for group in groups]
+
+
+def contradicted(point: KeyPoint, doc: Doc) -> str | None:
+    """What the answer says acts alone where the point says several act together ("the keys alone")."""
+    if not point.together:
+        return None
+    return said_alone(doc, _groups(tuple(tuple(g) for g in point.together)))
 
 
 def point_present(point: KeyPoint, text: str) -> bool:
@@ -244,9 +265,15 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
                 required_ok = False
                 missing.append(t.name)
                 lines.append(f"✗ {t.label}: {t.feedback} (read from your answer: {shown})")
+    alone: list[str] = []
     for kp in item.key_points:
         total += kp.weight
-        if recognised(kp, doc):
+        if (words := contradicted(kp, doc)) is not None:
+            missing.append(kp.id)
+            required_ok = required_ok and not kp.required
+            alone.append(kp.id)
+            lines.append(f'! "{words}": not alone. {kp.text}')
+        elif recognised(kp, doc):
             earned += kp.weight
             matched.append(kp.id)
             lines.append(f"✓ {kp.text}")
@@ -255,12 +282,14 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
             required_ok = required_ok and not kp.required
             lines.append(f"✗ {kp.feedback}" + ("" if kp.required else " (optional)"))
     wrong = [m for m in item.misconceptions if recognised(m, doc)]
-    lines = [f"! {m.feedback}" for m in wrong] + lines
-    verdict = _verdict(earned, total, required_ok, bool(wrong))
+    lines = [f"! {m.feedback}" for m in wrong] + [x for x in lines if x.startswith("!")] + \
+        [x for x in lines if not x.startswith("!")]
+    verdict = _verdict(earned, total, required_ok, bool(wrong or alone))
     score = item.points if verdict == "correct" else 0.0 if verdict == "incorrect" else item.points * earned / total
     return ItemResult(
         id=item.id, verdict=verdict, score=round(score, 6), max_score=item.points,
-        feedback="\n".join(lines), missing=missing, matched=matched, misconceptions=[m.id for m in wrong],
+        feedback="\n".join(lines), missing=missing, matched=matched,
+        misconceptions=[m.id for m in wrong] + [f"{k}-alone" for k in alone],
     )
 
 
@@ -272,8 +301,34 @@ _NAMED = re.compile(r"\b(?:option|answer|choice)\s+(?:is\s+)?\(?([a-z])\)?(?=\s*
 LETTER, EXPLICIT, INCIDENTAL = 3, 2, 1
 
 
+# A capital letter standing alone names an option where nothing reads it as the article "A": a word that
+# introduces a pick before it ("not B", "option A", "it's D"), or punctuation, a conjunction or a verb after it
+# ("A, not B", "A or B", "B is wrong"). Not "A row sums to one".
+_CAPITAL = re.compile(r"(?<![\w'])\(?([A-Z])\)?(?![\w'])")
+_INTRO = re.compile(r"\b(?:option|answer|choice|not|is|it's|its|say|pick|choose|chose|with)\s*$", re.I)
+_AFTER = re.compile(r"^(?:\s*$|\s*[.,;:!?)-]|\s+(?:or|and|but|is|because|since|I)\b)")
+# What denies a letter: a negator just before it ("not B"), or a verdict after it in its clause ("B is wrong").
+_REJECT_BEFORE = re.compile(r"\b(?:not|no|never|nor|isn't|isnt)\s+(?:option\s+|answer\s+)?\(?$", re.I)
+_REJECT_AFTER = re.compile(r"^\)?\s*(?:is|was|would be|seems)?\s*(?:wrong|incorrect|false|not (?:right|correct|it))\b",
+                           re.I)
+
+
+def _letters(text: str, labels: set[str]) -> tuple[set[str], set[str]]:
+    """(picked, rejected) option letters named in the answer."""
+    picked: set[str] = set()
+    rejected: set[str] = set()
+    for m in _CAPITAL.finditer(text):
+        label = m.group(1)
+        if label not in labels or not (_INTRO.search(text[:m.start()]) or _AFTER.match(text[m.end():])):
+            continue
+        denied = _REJECT_BEFORE.search(text[:m.start(1)]) or _REJECT_AFTER.match(text[m.end(1):])
+        (rejected if denied else picked).add(label)
+    return picked - rejected, rejected
+
+
 def option_evidence(item: ChoiceItem, text: str) -> dict[str, int]:
-    """The strongest evidence the answer gives for each option (0: none)."""
+    """The strongest evidence the answer gives for each option (0: none; an option the answer rejects by its
+    letter, "not B", gets none whatever else it says)."""
     labels = {o.label for o in item.options}
     strength = dict.fromkeys(sorted(labels), 0)
     m = _LABEL.match(text)
@@ -287,8 +342,14 @@ def option_evidence(item: ChoiceItem, text: str) -> dict[str, int]:
     for named in _NAMED.finditer(text):
         if named.group(1).upper() in labels:
             strength[named.group(1).upper()] = LETTER
+    picked, rejected = _letters(text, labels)
+    for label in picked:
+        strength[label] = LETTER
     doc = Doc(text, item.vocabulary)
     for o in item.options:
+        if o.label in rejected:
+            strength[o.label] = 0
+            continue
         if strength[o.label] < EXPLICIT and o.accept and entry_matches(o.accept, doc):
             strength[o.label] = EXPLICIT
         elif strength[o.label] < INCIDENTAL and o.hints and entry_matches(o.hints, doc):

@@ -132,6 +132,11 @@ class KeyPoint(_Recognised):
     id: Id
     text: str = Field(description="The point itself, as an instructor's rubric line.")
     accept: list[AcceptEntry] = Field(default_factory=list)
+    together: list[list[PhrasingText]] = Field(
+        default_factory=list,
+        description="What the point says acts together (['@query'], ['@key']): one of them said to act alone "
+        "('the keys alone', 'only the query') contradicts the point, a wrong claim. '@name' terms allowed.",
+    )
     required: bool = True
     weight: float = Field(1.0, gt=0)
     feedback: str = Field(description="Told to the learner when the point is missing.")
@@ -143,6 +148,10 @@ class KeyPoint(_Recognised):
     @model_validator(mode="after")
     def _evidence(self) -> KeyPoint:
         self._needs_evidence(self.accept)
+        if len(self.together) == 1:
+            raise ValueError("'together' names at least two things that act together")
+        if any(p.startswith("@") for group in self.together for p in group):
+            raise ValueError("unknown term in 'together'; declare it under the quiz's 'terms'")
         return self
 
 
@@ -284,7 +293,8 @@ def _expand_terms(node, terms: dict, inside_claim: bool = False):
     """Replace "@name" entries of claim parts by the term's phrasings (terms are declared once per quiz)."""
     if isinstance(node, dict):
         claim = inside_claim or "subject" in node
-        return {k: _expand_terms(v, terms, (claim and k in ("subject", "relation", "object")) or k == "rivals")
+        return {k: [_expand_terms(group, terms, True) for group in v] if k == "together" and isinstance(v, list)
+                else _expand_terms(v, terms, (claim and k in ("subject", "relation", "object")) or k == "rivals")
                 for k, v in node.items()}
     if isinstance(node, list):
         if inside_claim:

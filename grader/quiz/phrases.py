@@ -94,6 +94,11 @@ _TOKEN = re.compile(
 )
 
 
+# A cleft contrast says its claim of the second subject: "it is not X that R, it is Y" reads "Y R , not X",
+# so the negation stays with X.
+_CLEFT = re.compile(r"\bit is not ([^,.;]+?) (?:that|which|who) ([^,.;]+?)\s*,\s*(?:but\s+)?it is ([^,.;]+)")
+
+
 def normalise(text: str) -> str:
     """Lower-case, ASCII punctuation, contractions expanded, word-joining hyphens split."""
     text = text.lower()
@@ -105,6 +110,7 @@ def normalise(text: str) -> str:
         text = pattern.sub(repl, text)
     text = _FRACTION_WORDS.sub(lambda m: f"{_CARDINALS[m.group(1)]}/{_ORDINALS[m.group(2)]}", text)
     text = _COUNT_ONE.sub(lambda m: f"{m.group(1)} 1", text)
+    text = _CLEFT.sub(r"\3 \2 , not \1", text)
     text = _CONTRAST.sub(" not ", text)
     # "next-token", "d_k", "row-wise" become separate words; "-1" and "dim=-1" keep their sign.
     text = re.sub(r"(?<=[a-z0-9])[-_](?=[a-z])", " ", text)
@@ -366,6 +372,8 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
         # ("without it the dot products grow" states that they grow).
         reach = (2 if n + 1 < len(doc.tokens) and doc.tokens[n + 1].text in _ARTICLES else 1) \
             if word == "without" else NEGATION_WINDOW
+        if _relative_between(doc, n, hit.end):
+            continue  # "not from the values, which are what gets mixed": the relative clause asserts
         for i in range(n + 1, min(n + 1 + reach, hit.end)):
             if i in hit.consumed:
                 count += 1
@@ -375,6 +383,13 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
     count += _in_instead_clause(doc, hit)
     count += any(i in doc.retracted for i in hit.consumed)
     return count % 2 == 1
+
+
+_RELATIVES = frozenset("which who".split())
+
+
+def _relative_between(doc: Doc, start: int, end: int) -> bool:
+    return any(doc.tokens[i].text == "," and doc.tokens[i + 1].text in _RELATIVES for i in range(start, end - 1))
 
 
 _CONDITIONS = frozenset("if when once".split())
@@ -529,3 +544,52 @@ class ClaimPattern:
             if any(_atom_matches(e, tok.text) for e in self.negators):
                 return True
         return False
+
+
+# ---- exclusive qualifiers ----------------------------------------------------------------------
+
+_BEFORE_NP = frozenset("only just solely merely purely exclusively".split())  # "only the keys"
+_AFTER_NP = frozenset("alone".split())  # "the keys alone"
+_PREPOSITIONS = frozenset("on from by with of".split())
+_COORDINATION = frozenset("and or plus , &".split())
+
+
+def said_alone(doc: Doc, groups: list[list[Phrasing]]) -> str | None:
+    """The words of a noun phrase that an exclusive qualifier governs ("only the keys", "by the keys alone"),
+    when it names some of `groups` but not all: what the answer says acts alone. None when no such phrase."""
+    owner: dict[int, int] = {}  # token index -> group that names it
+    for g, phrasings in enumerate(groups):
+        for p in phrasings:
+            for hit in p.hits(doc):
+                for i in hit.consumed:
+                    owner.setdefault(i, g)
+    toks = [t.text for t in doc.tokens]
+
+    def phrase(i: int, step: int) -> tuple[set[int], int]:
+        """Groups named by the noun phrase starting at token i and read in direction `step`, and its far end."""
+        named: set[int] = set()
+        last = i
+        while 0 <= i < len(toks) and (i in owner or toks[i] in _ARTICLES or toks[i] in _COORDINATION):
+            if i in owner:
+                named.add(owner[i])
+                last = i
+            i += step
+        return named, last
+
+    for n, word in enumerate(toks):
+        if word in _BEFORE_NP:
+            i = n + 1 + (n + 1 < len(toks) and toks[n + 1] in _PREPOSITIONS)
+            while i < len(toks) and toks[i] in _ARTICLES:
+                i += 1
+            if i not in owner:
+                continue
+            named, last = phrase(i, 1)
+            span = (n, last)
+        elif word in _AFTER_NP and n > 0 and n - 1 in owner:
+            named, first = phrase(n - 1, -1)
+            span = (first, n)
+        else:
+            continue
+        if named and len(named) < len(groups):
+            return " ".join(toks[span[0]:span[1] + 1])
+    return None
