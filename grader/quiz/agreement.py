@@ -70,7 +70,7 @@ def follow_up_agreement(quiz: Quiz, path: Path) -> Agreement:
     for i, row in enumerate(_rows(path)["follow_ups"]):
         item = quiz.item(row["item"])
         point = next(k for k in item.key_points if k.follow_up == row["follow_up"])
-        verdict = "correct" if follow_up_answered(point, row["answer"]) else "incorrect"
+        verdict = "correct" if follow_up_answered(point, row["answer"], item.vocabulary) else "incorrect"
         out.add(i, row["item"], row["verdict"], verdict, row["answer"])
     return out
 

@@ -116,10 +116,14 @@ def point_present(point: KeyPoint, text: str) -> bool:
     return recognised(point, Doc(text))
 
 
-def follow_up_answered(point: KeyPoint, reply: str) -> bool:
-    """A reply to the follow-up question may be as short as the question invites ("the next token")."""
-    doc = Doc(reply)
-    return recognised(point, doc) or entry_matches(point.follow_up_accept, doc)
+def follow_up_answered(point: KeyPoint, reply: str, vocabulary: frozenset[str] = frozenset()) -> bool:
+    """A reply is judged against the follow-up question's own rubric: never credited when it says what that
+    question's wrong answers say ("sqrt(d_k)" for a variance); credited when it is as short an answer as the
+    question invites ("the next token", "d_k") or makes the point itself."""
+    doc = Doc(reply, vocabulary)
+    if entry_matches(point.follow_up_wrong, doc) or contradicted(point, doc):
+        return False
+    return entry_matches(point.follow_up_accept, doc) or recognised(point, doc)
 
 
 # ---- numbers ---------------------------------------------------------------------------------

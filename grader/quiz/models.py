@@ -144,12 +144,21 @@ class KeyPoint(_Recognised):
     follow_up_accept: list[AcceptEntry] = Field(
         default_factory=list, description="Short replies that answer the follow-up question ('the next token')."
     )
+    follow_up_wrong: list[AcceptEntry] = Field(
+        default_factory=list,
+        description="Replies that answer the follow-up wrongly ('sqrt(d_k)' for a variance): never credited.",
+    )
+    follow_up_feedback: str | None = Field(
+        None, description="Told when the reply to the follow-up misses: about that question, not the whole item."
+    )
 
     @model_validator(mode="after")
     def _evidence(self) -> KeyPoint:
         self._needs_evidence(self.accept)
         if len(self.together) == 1:
             raise ValueError("'together' names at least two things that act together")
+        if (self.follow_up_accept or self.follow_up_wrong or self.follow_up_feedback) and not self.follow_up:
+            raise ValueError("follow_up_accept, follow_up_wrong and follow_up_feedback need a follow_up question")
         if any(p.startswith("@") for group in self.together for p in group):
             raise ValueError("unknown term in 'together'; declare it under the quiz's 'terms'")
         return self

@@ -139,8 +139,8 @@ def _ask_item(item, prompt, say) -> Entry:
         entry.follow_up = point.follow_up
         reply = prompt(f"Follow-up: {point.follow_up}\n> ")
         entry.follow_up_answer = reply
-        entry.follow_up_ok = follow_up_answered(point, reply)
-        say(f"  {'✓ ' + point.text if entry.follow_up_ok else '✗ ' + point.feedback}")
+        entry.follow_up_ok = follow_up_answered(point, reply, item.vocabulary)
+        say(f"  {'✓ ' + point.text if entry.follow_up_ok else '✗ ' + (point.follow_up_feedback or point.feedback)}")
     if res.verdict != "correct":
         say(f"Model answer: {item.explanation}\n(reread: {item.section})")
     return entry
