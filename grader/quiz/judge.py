@@ -30,7 +30,9 @@ from grader.quiz.phrases import (
     said_alone,
 )
 
-Verdict = Literal["correct", "partial", "incorrect", "unanswered", "self"]
+# "undetermined": the answer talks about what a required point is about, credits nothing and claims nothing
+# wrong, and the judge cannot tell what it says; it asks one question instead of marking it wrong.
+Verdict = Literal["correct", "partial", "incorrect", "undetermined", "unanswered", "self"]
 
 
 class ItemResult(BaseModel):
@@ -44,6 +46,9 @@ class ItemResult(BaseModel):
     missing: list[str] = Field(default_factory=list, description="Key point ids (and numeric target names).")
     matched: list[str] = Field(default_factory=list)
     misconceptions: list[str] = Field(default_factory=list)
+    question: str | None = Field(
+        None, description="The one question the judge asks about a required point it could not decide "
+        "(always set when the verdict is undetermined).")
 
 
 class CheckResult(BaseModel):
@@ -110,6 +115,14 @@ def contradicted(point: KeyPoint, doc: Doc) -> str | None:
     if not point.together:
         return None
     return said_alone(doc, _groups(tuple(tuple(g) for g in point.together)))
+
+
+def undecided(point: KeyPoint, doc: Doc) -> bool:
+    """The answer names what one of the point's claims is about (its subject and another part, in one
+    sentence) without the claim being made or denied in a way the judge can read."""
+    rivals = tuple(point.rivals)
+    return any(_claim_pattern(c, rivals).near(doc)
+               for entry in point.claims for c in (entry if isinstance(entry, list) else [entry]))
 
 
 def point_present(point: KeyPoint, text: str) -> bool:
@@ -270,6 +283,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
                 missing.append(t.name)
                 lines.append(f"✗ {t.label}: {t.feedback} (read from your answer: {shown})")
     alone: list[str] = []
+    undecided_points: list[KeyPoint] = []
     for kp in item.key_points:
         total += kp.weight
         if (words := contradicted(kp, doc)) is not None:
@@ -281,19 +295,30 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
             earned += kp.weight
             matched.append(kp.id)
             lines.append(f"✓ {kp.text}")
+        elif kp.required and kp.follow_up and undecided(kp, doc):
+            # Talked about, not readable as said or denied: ask, rather than mark it missing.
+            missing.append(kp.id)
+            required_ok = False
+            undecided_points.append(kp)
+            lines.append(f"? Could not tell whether your answer says this: {kp.text} {kp.follow_up}")
         else:
             missing.append(kp.id)
             required_ok = required_ok and not kp.required
             lines.append(f"✗ {kp.feedback}" + ("" if kp.required else " (optional)"))
     wrong = [m for m in item.misconceptions if recognised(m, doc)]
-    lines = [f"! {m.feedback}" for m in wrong] + [x for x in lines if x.startswith("!")] + \
-        [x for x in lines if not x.startswith("!")]
+    # What is wrong first, then what the judge could not decide, then the rest in rubric order.
+    lines = [f"! {m.feedback}" for m in wrong] + sorted(lines, key=lambda x: {"!": 0, "?": 1}.get(x[:1], 2))
     verdict = _verdict(earned, total, required_ok, bool(wrong or alone))
-    score = item.points if verdict == "correct" else 0.0 if verdict == "incorrect" else item.points * earned / total
+    # Nothing credited and nothing wrong, but a required point talked about: no confident verdict.
+    if verdict == "incorrect" and earned == 0 and undecided_points and not (wrong or alone):
+        verdict = "undetermined"
+    question = undecided_points[0].follow_up if undecided_points and verdict != "incorrect" else None
+    score = item.points if verdict == "correct" else 0.0 if verdict in ("incorrect", "undetermined") \
+        else item.points * earned / total
     return ItemResult(
         id=item.id, verdict=verdict, score=round(score, 6), max_score=item.points,
         feedback="\n".join(lines), missing=missing, matched=matched,
-        misconceptions=[m.id for m in wrong] + [f"{k}-alone" for k in alone],
+        misconceptions=[m.id for m in wrong] + [f"{k}-alone" for k in alone], question=question,
     )
 
 

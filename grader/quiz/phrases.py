@@ -536,6 +536,26 @@ class ClaimPattern:
                 return True
         return False
 
+    def near(self, doc: Doc) -> bool:
+        """Every part of the claim in one sentence, but not in a way `matches` can read as said: further apart
+        than `window` (up to twice it), or restricted to a condition ("only if ..."). What a teacher would ask
+        about rather than mark."""
+        for combo in itertools.product(*(self._hits(doc, i) for i in range(len(self.parts)))):
+            consumed = [h.consumed for h in combo]
+            used = frozenset().union(*consumed)
+            if len(combo) < 2 or len(used) != sum(map(len, consumed)) or len({doc.sentence[i] for i in used}) > 1:
+                continue
+            start, end = min(used), max(used) + 1
+            if end - 1 - start > 2 * self.window:
+                continue
+            if self.rivals and self.rivals.take_role(doc, combo[0], combo[1], used):
+                continue
+            span = Hit(start, end, used)
+            denied = negated(doc, span, self.negators) != self._qualified_after(doc, end)
+            if conditional(doc, span) or (end - 1 - start > self.window and denied == self.denied):
+                return True
+        return False
+
     def _qualified_after(self, doc: Doc, end: int) -> bool:
         """This claim's own negators may also follow it closely ("seeing the next token would leak")."""
         for tok in doc.tokens[end:end + 3]:
