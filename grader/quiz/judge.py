@@ -257,8 +257,11 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
 # ---- verdicts --------------------------------------------------------------------------------
 
 
-def _verdict(earned: float, total: float, required_ok: bool, wrong_claim: bool) -> Verdict:
-    if wrong_claim or earned == 0:
+def _verdict(earned: float, asked_made: int | None, required_ok: bool, wrong_claim: bool) -> Verdict:
+    """correct: every required point, nothing wrong; incorrect: a wrong claim, or nothing made. In a numeric
+    item (`asked_made` not None: the targets and required points it got right) with no asked part right, an
+    optional remark ("1/7" beside a wrong change) does not make it partial."""
+    if wrong_claim or earned == 0 or asked_made == 0:
         return "incorrect"
     return "correct" if required_ok else "partial"
 
@@ -269,6 +272,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
     matched: list[str] = []
     missing: list[str] = []
     earned = total = 0.0
+    required_made = 0
     required_ok = True
     if isinstance(item, NumericItem):
         for t in item.targets:
@@ -276,6 +280,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
             total += 1
             if ok:
                 earned += 1
+                required_made += 1
                 matched.append(t.name)
                 lines.append(f"✓ {t.label}")
             else:
@@ -293,6 +298,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
             lines.append(f'! "{words}": not alone. {kp.text}')
         elif recognised(kp, doc):
             earned += kp.weight
+            required_made += kp.required
             matched.append(kp.id)
             lines.append(f"✓ {kp.text}")
         elif kp.required and kp.follow_up and undecided(kp, doc):
@@ -308,7 +314,8 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
     wrong = [m for m in item.misconceptions if recognised(m, doc)]
     # What is wrong first, then what the judge could not decide, then the rest in rubric order.
     lines = [f"! {m.feedback}" for m in wrong] + sorted(lines, key=lambda x: {"!": 0, "?": 1}.get(x[:1], 2))
-    verdict = _verdict(earned, total, required_ok, bool(wrong or alone))
+    verdict = _verdict(earned, required_made if isinstance(item, NumericItem) else None, required_ok,
+                       bool(wrong or alone))
     # Nothing credited and nothing wrong, but a required point talked about: no confident verdict.
     if verdict == "incorrect" and earned == 0 and undecided_points and not (wrong or alone):
         verdict = "undetermined"

@@ -380,7 +380,7 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
                 break
             if doc.tokens[i].text in _CLAUSE_END:
                 break
-    count += _in_instead_clause(doc, hit)
+    count += _in_instead_clause(doc, hit) + _denied_by_ellipsis(doc, hit)
     count += any(i in doc.retracted for i in hit.consumed)
     return count % 2 == 1
 
@@ -409,6 +409,21 @@ def conditional(doc: Doc, hit: Hit) -> bool:
             elif only and word in _CONDITIONS:
                 return True
     return False
+
+
+_MODALS = frozenset("should must would will do does did can could shall".split())
+_SUBJECT_PRONOUNS = frozenset("they it these those".split())
+
+
+def _denied_by_ellipsis(doc: Doc, hit: Hit) -> bool:
+    """A clause taken back by an elliptical denial right after it: "see whether the outputs move; they
+    should not" says the outputs should not move."""
+    i = hit.end  # the denial takes back the predicate it elides: the match must end its clause
+    if i >= len(doc.tokens) or doc.tokens[i].text not in _CLAUSE_END:
+        return False
+    words = [t.text for t in doc.tokens[i + 1:i + 5]]
+    return (len(words) >= 3 and words[0] in _SUBJECT_PRONOUNS and words[1] in _MODALS and words[2] == "not"
+            and (len(words) == 3 or words[3] in _SENTENCE_END))
 
 
 def _in_instead_clause(doc: Doc, hit: Hit) -> bool:

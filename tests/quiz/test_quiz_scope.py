@@ -82,3 +82,31 @@ def test_choice_contrast_verdicts():
     item = QUIZ.item("softmax-axis")
     assert judge(item, "not B but A").verdict == "correct"
     assert judge(item, "not A but B").verdict == "incorrect"
+
+
+# ---- an elliptical denial takes back the clause just before it ------------------------------------
+
+@pytest.mark.parametrize("text", [
+    # the paraphrase of the intervention
+    "Sums say nothing about causality. Perturb a future token and see whether earlier outputs move; they must not.",
+    "Sums prove nothing about causality. Alter the last input and check if the earlier rows change. They should not.",
+])
+def test_elliptical_denial_negates_the_clause_it_follows(text):
+    res = judge(QUIZ.item("row-sums-vs-causality"), text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_elliptical_denial_reaches_only_the_clause_it_ends():
+    # "they should not" denies "move", not the perturbation two verbs back; and without it the claim is unread.
+    text = "Sums prove nothing about causality. Alter the last input and check whether earlier rows move."
+    assert judge(QUIZ.item("row-sums-vs-causality"), text).verdict != "correct"
+
+
+# ---- a numeric item is answered by its asked parts -----------------------------------------------
+
+def test_optional_remark_beside_wrong_numbers_is_not_partial():
+    # "1/7" is the optional point's fraction, but the change asked for is wrong and the weights unsaid.
+    res = judge(QUIZ.item("value-change"), "The first output coordinate moves by 1/7.")
+    assert res.verdict == "incorrect", res.feedback
+    res = judge(QUIZ.item("value-change"), "The first output coordinate moves by 7 x 1/7 = 1.")
+    assert res.verdict == "partial", res.feedback  # negative control: an asked part right
