@@ -48,7 +48,7 @@ NEGATORS = frozenset(
 )
 _ARTICLES = frozenset("a an the any its their this that".split())
 _SENTENCE_END = frozenset(".;!?")
-_CLAUSE_END = _SENTENCE_END | {",", "but", "however", "whereas", "although", "though", "while"}
+_CLAUSE_END = _SENTENCE_END | {",", "but", "however", "whereas", "although", "though", "while", "because"}
 # A sentence that answers a question with one of these takes the question back ("Unchanged? No.").
 _RETRACT = frozenset("no not nope never wrong false hardly".split())
 
