@@ -58,9 +58,11 @@ def _rows(path: Path) -> dict:
 
 
 def blind_agreement(quiz: Quiz, path: Path) -> Agreement:
+    """Every labelled answer of the file (`answer`, or the `quote` judged as is) against its `verdict`."""
     out = Agreement()
     for i, row in enumerate(_rows(path)["answers"]):
-        out.add(i, row["item"], row["verdict"], judge(quiz.item(row["item"]), row["answer"]).verdict, row["answer"])
+        text = row.get("answer", row.get("quote"))
+        out.add(i, row["item"], row["verdict"], judge(quiz.item(row["item"]), text).verdict, text)
     return out
 
 
