@@ -20,7 +20,10 @@ def test_blind_set_agreement():
     for index, label, verdict, answer in result.misses:
         print(f"  #{index} {label} -> {verdict}: {answer}")
     assert result.n >= 100
-    assert result.agree / result.n >= 0.90
+    # Issue 26's targets: at least 90% three ways, at most 5% undetermined. Floors at what was reached
+    # (122/128 three ways, 124/128 correct-or-not, after tuning: see docs/accuracy.md for what is blind).
+    assert result.agree / result.n >= 0.95
+    assert result.binary / result.n >= 0.96
     assert result.undetermined / result.n <= 0.05
 
 
