@@ -439,7 +439,10 @@ def check_answers(quiz: Quiz, answers: dict[str, str | None]) -> CheckResult:
     results = []
     for item in quiz.items:
         res = judge(item, answers.get(item.id))
-        if res.verdict not in ("correct", "self"):
+        if res.verdict == "undetermined":
+            # A question is asked, not answered for the learner: the model answer waits for a decidable answer.
+            res.feedback += f"\nAnswer that question in your answer and check again.\nReread: {item.section}"
+        elif res.verdict not in ("correct", "self"):
             res.feedback += f"\nModel answer: {item.explanation}\nReread: {item.section}"
         results.append(res)
     return CheckResult(

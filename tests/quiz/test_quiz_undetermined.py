@@ -55,6 +55,8 @@ def test_undetermined_in_json_matches_the_published_schema(tmp_path):
     jsonschema.validate(out, json.loads(path_of("quiz-check").read_text()))
     row = next(i for i in out["items"] if i["id"] == "value-change")
     assert row["verdict"] == "undetermined" and row["question"].startswith("Which inputs")
+    # The question is not answered for the learner in the same breath.
+    assert QUIZ.item("value-change").explanation not in row["feedback"]
 
 
 def test_session_asks_the_undecided_question(tmp_path):
