@@ -135,6 +135,7 @@ def quiz_markdown(lines: list[str]) -> list[str]:
         *lines,
         "```",
         "",
+        f"Measured {dt.date.today().isoformat()} in the same run; `bench/accuracy.py --quiz-only` prints this alone.",
         "The blind set (issue 26): 128 answers to the eight items and 27 replies to follow-up questions, written",
         "and labelled correct / partial / incorrect by a helper who read only the chapter and the questions (not",
         "the judge, its rubrics or quiz.json), frozen before any tuning; a second labeller, given the same two",

@@ -295,7 +295,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
             missing.append(kp.id)
             required_ok = required_ok and not kp.required
             alone.append(kp.id)
-            lines.append(f'! "{words}": not alone. {kp.text}')
+            lines.append(f'! "{words}": not by itself. {kp.text}')
         elif recognised(kp, doc):
             earned += kp.weight
             required_made += kp.required
