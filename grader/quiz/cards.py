@@ -17,6 +17,7 @@ from grader.quiz.load import QuizFileError
 from grader.quiz.models import Card, Quiz
 
 ENV_STATE = "GRADER_CARDS_STATE"
+
 RATINGS = {"1": Rating.Again, "2": Rating.Hard, "3": Rating.Good, "4": Rating.Easy,
            "again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
 
@@ -89,6 +90,13 @@ def schedule_table(quiz: Quiz, state: CardsState, now: datetime) -> list[tuple[s
     return rows
 
 
+def _ask(ask: Callable[[str], str], prompt: str) -> str:
+    try:
+        return ask(prompt).strip().lower()
+    except EOFError:  # input ended (Ctrl-D, a pipe run dry): stop as "q" does, everything rated is saved
+        return "q"
+
+
 def run_review(
     quiz: Quiz,
     path: Path,
@@ -108,14 +116,19 @@ def run_review(
         say("No cards due." + (f" Next one due {upcoming.isoformat(timespec='minutes')}." if upcoming else ""))
         return 0
     say(f"{len(due)} card(s) due. Answer in your head, press Enter to reveal; q quits.")
-    for i, card in enumerate(due, 1):
-        say(f"\n[{i}/{len(due)}] ({card.topic}) {card.front}")
-        if ask("Enter to reveal> ").strip().lower() in ("q", ":q", "quit"):
+    queue = list(due)
+    shown = 0
+    while queue:
+        card = queue.pop(0)
+        shown += 1
+        again = shown > len(due)
+        say(f"\n[{min(shown, len(due))}/{len(due)}{' again' if again else ''}] ({card.topic}) {card.front}")
+        if _ask(ask, "Enter to reveal> ") in ("q", ":q", "quit"):
             say("Stopped; progress saved.")
             return 0
         say(f"  {card.back}\n  (reread: {card.section})")
         while True:
-            answer = ask("Rate 1 Again, 2 Hard, 3 Good, 4 Easy> ").strip().lower()
+            answer = _ask(ask, "Rate 1 Again, 2 Hard, 3 Good, 4 Easy> ")
             if answer in ("q", ":q", "quit"):
                 say("Stopped; progress saved.")
                 return 0
@@ -125,7 +138,11 @@ def run_review(
         when = review(card, RATINGS[answer], state, scheduler, now())
         save_state(path, state)
         say(f"  next review: {when.isoformat(timespec='minutes')}")
-    # Counted again: --limit may have left cards, and "Again" can make a card due at once.
+        if RATINGS[answer] == Rating.Again:
+            # Forgotten: due again within minutes, so it comes back in this session, after the cards ahead of it
+            # (shown a little early when nothing else is left, as Anki's "learn ahead" does).
+            queue.append(card)
+    # Counted again: --limit may have left cards.
     left = len(due_cards(quiz, state, now()))
     say(f"\n{left} card(s) still due; run the cards again to review them." if left else "\nAll due cards reviewed.")
     return 0

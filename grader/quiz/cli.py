@@ -77,9 +77,8 @@ def cmd_check(args) -> int:
     quiz = load_quiz(args.quiz)
     result = check_answers(quiz, load_answers(args.answers, quiz))
     if args.json:
-        print(json.dumps(result.model_dump(include={"items": {"__all__": {"id", "verdict", "score", "feedback",
-                                                                        "missing"}},
-                                                   "score": True, "max_score": True}), indent=2))
+        # The whole result: its shape is published as grader/schemas/quiz-check.schema.json.
+        print(json.dumps(result.model_dump(mode="json"), indent=2))
         return 0
     for r in result.items:
         print(f"{r.id}: {r.verdict} ({points_text(r.score, r.max_score)})")

@@ -19,9 +19,20 @@ from grader.quiz.models import (
     Quiz,
     SelfItem,
 )
-from grader.quiz.phrases import ClaimPattern, Doc, Phrasing, Rivals, as_number, compile_accept, normalise
+from grader.quiz.phrases import (
+    ClaimPattern,
+    Doc,
+    Phrasing,
+    Rivals,
+    as_number,
+    compile_accept,
+    normalise,
+    said_alone,
+)
 
-Verdict = Literal["correct", "partial", "incorrect", "unanswered", "self"]
+# "undetermined": the answer talks about what a required point is about, credits nothing and claims nothing
+# wrong, and the judge cannot tell what it says; it asks one question instead of marking it wrong.
+Verdict = Literal["correct", "partial", "incorrect", "undetermined", "unanswered", "self"]
 
 
 class ItemResult(BaseModel):
@@ -35,6 +46,9 @@ class ItemResult(BaseModel):
     missing: list[str] = Field(default_factory=list, description="Key point ids (and numeric target names).")
     matched: list[str] = Field(default_factory=list)
     misconceptions: list[str] = Field(default_factory=list)
+    question: str | None = Field(
+        None, description="The one question the judge asks about a required point it could not decide "
+        "(always set when the verdict is undetermined).")
 
 
 class CheckResult(BaseModel):
@@ -91,14 +105,38 @@ def recognised(thing: KeyPoint | Misconception, doc: Doc) -> bool:
     return entry_matches(phrasings, doc, rivals) or claims_match(thing.claims, doc, rivals)
 
 
+@cache
+def _groups(groups: tuple[tuple[str, ...], ...]) -> list[list[Phrasing]]:
+    return [[Phrasing("~" + p.removeprefix("~")) for p in group] for group in groups]
+
+
+def contradicted(point: KeyPoint, doc: Doc) -> str | None:
+    """What the answer says acts alone where the point says several act together ("the keys alone")."""
+    if not point.together:
+        return None
+    return said_alone(doc, _groups(tuple(tuple(g) for g in point.together)))
+
+
+def undecided(point: KeyPoint, doc: Doc) -> bool:
+    """The answer names what one of the point's claims is about (its subject and another part, in one
+    sentence) without the claim being made or denied in a way the judge can read."""
+    rivals = tuple(point.rivals)
+    return any(_claim_pattern(c, rivals).near(doc)
+               for entry in point.claims for c in (entry if isinstance(entry, list) else [entry]))
+
+
 def point_present(point: KeyPoint, text: str) -> bool:
     return recognised(point, Doc(text))
 
 
-def follow_up_answered(point: KeyPoint, reply: str) -> bool:
-    """A reply to the follow-up question may be as short as the question invites ("the next token")."""
-    doc = Doc(reply)
-    return recognised(point, doc) or entry_matches(point.follow_up_accept, doc)
+def follow_up_answered(point: KeyPoint, reply: str, vocabulary: frozenset[str] = frozenset()) -> bool:
+    """A reply is judged against the follow-up question's own rubric: never credited when it says what that
+    question's wrong answers say ("sqrt(d_k)" for a variance); credited when it is as short an answer as the
+    question invites ("the next token", "d_k") or makes the point itself."""
+    doc = Doc(reply, vocabulary)
+    if entry_matches(point.follow_up_wrong, doc) or contradicted(point, doc):
+        return False
+    return entry_matches(point.follow_up_accept, doc) or recognised(point, doc)
 
 
 # ---- numbers ---------------------------------------------------------------------------------
@@ -112,6 +150,8 @@ _NUMBER = re.compile(
 # Written-out exponentials are working, not answers: "e^0/(3e^0)", "exp(0)".
 _WORKING = re.compile(r"\d*\s*e\s*\^\s*[-+]?\d+(?:\.\d+)?|\bexp\s*,?\s*[-+]?\d+(?:\.\d+)?")
 _BROADCAST = re.compile(r"\b(each|all|every|uniform|uniformly|equal|equally|evenly)\b")
+# Said of shares, these mean 1/n each, n being the number of shares the target declares.
+_UNIFORM = re.compile(r"\b(uniform|uniformly|equal|equally|evenly)\b")
 
 
 _WORD_NUMBERS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
@@ -132,7 +172,7 @@ def numbers_in(text: str) -> list[float]:
     return out
 
 
-def _segments(text: str, targets: list[NumericTarget]) -> dict[str, list[tuple[str, bool]]]:
+def _segments(text: str, targets: list[NumericTarget]) -> dict[str, list[tuple[str, str]]]:
     """Text following each mention of a target's alias, up to the next mention of any alias."""
     marks = []
     for t in targets:
@@ -140,14 +180,28 @@ def _segments(text: str, targets: list[NumericTarget]) -> dict[str, list[tuple[s
             for m in re.finditer(rf"\b{re.escape(normalise(alias))}\b", text):
                 marks.append((m.start(), m.end(), t.name))
     marks.sort()
-    segs: dict[str, list[tuple[str, bool]]] = {}
+    segs: dict[str, list[tuple[str, str]]] = {}
     for i, (start, end, name) in enumerate(marks):
         stop = marks[i + 1][0] if i + 1 < len(marks) else len(text)
-        # "each weight is 1/3": the broadcast word may come just before the label.
+        # "each weight is 1/3": a broadcast word may come just before the label.
         lead = " ".join(text[:start].split()[-2:])
         seg = text[end:stop]
-        segs.setdefault(name, []).append((seg, bool(_BROADCAST.search(lead + " " + seg))))
+        segs.setdefault(name, []).append((seg, lead + " " + seg))
     return segs
+
+
+def _is_shares(target: NumericTarget) -> bool:
+    """A target of n equal shares summing to one: the only kind "equal" or "uniform" gives a value to."""
+    n = len(target.values)
+    return n > 1 and all(abs(v - 1 / n) <= 1e-9 for v in target.values)
+
+
+def _uniform(numbers: list[float], target: NumericTarget, words: str) -> bool:
+    """'equal weights', 'split evenly': 1/n each, unless a share written beside it says otherwise."""
+    if not (_is_shares(target) and _UNIFORM.search(words)):
+        return False
+    n = len(target.values)
+    return not any(0 < x < 1 and abs(x - 1 / n) > target.tolerance(1 / n) for x in numbers)
 
 
 def _close_to(got: list[float], want: list[float], target: NumericTarget) -> bool:
@@ -177,8 +231,15 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
     offset = 0
     for t in item.targets:
         if t.name in segs:
-            tried = [(numbers_in(seg), bc) for seg, bc in segs[t.name]]
+            said = [(numbers_in(seg), words) for seg, words in segs[t.name]]
+            if any(_uniform(nums, t, words) for nums, words in said):
+                out[t.name] = (True, "equal shares")
+                continue
+            tried = [(nums, bool(_BROADCAST.search(words))) for nums, words in said]
             tried = [x for x in tried if x[0]] or [([], False)]
+        elif _uniform(everything, t, norm):
+            out[t.name] = (True, "equal shares")
+            continue
         elif unlabelled and len(item.targets) > 1:
             # No labels at all: accept the numbers in target order when the count fits exactly.
             total = sum(len(x.values) for x in item.targets)
@@ -196,48 +257,75 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
 # ---- verdicts --------------------------------------------------------------------------------
 
 
-def _verdict(earned: float, total: float, required_ok: bool, wrong_claim: bool) -> Verdict:
-    if wrong_claim or earned == 0:
+def _verdict(earned: float, asked_made: int | None, required_ok: bool, wrong_claim: bool) -> Verdict:
+    """correct: every required point, nothing wrong; incorrect: a wrong claim, or nothing made. In a numeric
+    item (`asked_made` not None: the targets and required points it got right) with no asked part right, an
+    optional remark ("1/7" beside a wrong change) does not make it partial."""
+    if wrong_claim or earned == 0 or asked_made == 0:
         return "incorrect"
     return "correct" if required_ok else "partial"
 
 
 def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
-    doc = Doc(text)
+    doc = Doc(text, item.vocabulary)
     lines: list[str] = []
     matched: list[str] = []
     missing: list[str] = []
     earned = total = 0.0
+    required_made = 0
     required_ok = True
     if isinstance(item, NumericItem):
         for t in item.targets:
-            ok, shown = judge_numbers(item, text)[t.name]
+            ok, shown = judge_numbers(item, doc.text)[t.name]
             total += 1
             if ok:
                 earned += 1
+                required_made += 1
                 matched.append(t.name)
                 lines.append(f"✓ {t.label}")
             else:
                 required_ok = False
                 missing.append(t.name)
                 lines.append(f"✗ {t.label}: {t.feedback} (read from your answer: {shown})")
+    alone: list[str] = []
+    undecided_points: list[KeyPoint] = []
     for kp in item.key_points:
         total += kp.weight
-        if recognised(kp, doc):
+        if (words := contradicted(kp, doc)) is not None:
+            missing.append(kp.id)
+            required_ok = required_ok and not kp.required
+            alone.append(kp.id)
+            lines.append(f'! "{words}": not by itself. {kp.text}')
+        elif recognised(kp, doc):
             earned += kp.weight
+            required_made += kp.required
             matched.append(kp.id)
             lines.append(f"✓ {kp.text}")
+        elif kp.required and kp.follow_up and undecided(kp, doc):
+            # Talked about, not readable as said or denied: ask, rather than mark it missing.
+            missing.append(kp.id)
+            required_ok = False
+            undecided_points.append(kp)
+            lines.append(f"? Could not tell whether your answer says this: {kp.text} {kp.follow_up}")
         else:
             missing.append(kp.id)
             required_ok = required_ok and not kp.required
             lines.append(f"✗ {kp.feedback}" + ("" if kp.required else " (optional)"))
     wrong = [m for m in item.misconceptions if recognised(m, doc)]
-    lines = [f"! {m.feedback}" for m in wrong] + lines
-    verdict = _verdict(earned, total, required_ok, bool(wrong))
-    score = item.points if verdict == "correct" else 0.0 if verdict == "incorrect" else item.points * earned / total
+    # What is wrong first, then what the judge could not decide, then the rest in rubric order.
+    lines = [f"! {m.feedback}" for m in wrong] + sorted(lines, key=lambda x: {"!": 0, "?": 1}.get(x[:1], 2))
+    verdict = _verdict(earned, required_made if isinstance(item, NumericItem) else None, required_ok,
+                       bool(wrong or alone))
+    # Nothing credited and nothing wrong, but a required point talked about: no confident verdict.
+    if verdict == "incorrect" and earned == 0 and undecided_points and not (wrong or alone):
+        verdict = "undetermined"
+    question = undecided_points[0].follow_up if undecided_points and verdict != "incorrect" else None
+    score = item.points if verdict == "correct" else 0.0 if verdict in ("incorrect", "undetermined") \
+        else item.points * earned / total
     return ItemResult(
         id=item.id, verdict=verdict, score=round(score, 6), max_score=item.points,
-        feedback="\n".join(lines), missing=missing, matched=matched, misconceptions=[m.id for m in wrong],
+        feedback="\n".join(lines), missing=missing, matched=matched,
+        misconceptions=[m.id for m in wrong] + [f"{k}-alone" for k in alone], question=question,
     )
 
 
@@ -249,8 +337,34 @@ _NAMED = re.compile(r"\b(?:option|answer|choice)\s+(?:is\s+)?\(?([a-z])\)?(?=\s*
 LETTER, EXPLICIT, INCIDENTAL = 3, 2, 1
 
 
+# A capital letter standing alone names an option where nothing reads it as the article "A": a word that
+# introduces a pick before it ("not B", "option A", "it's D"), or punctuation, a conjunction or a verb after it
+# ("A, not B", "A or B", "B is wrong"). Not "A row sums to one".
+_CAPITAL = re.compile(r"(?<![\w'])\(?([A-Z])\)?(?![\w'])")
+_INTRO = re.compile(r"\b(?:option|answer|choice|not|is|it's|its|say|pick|choose|chose|with)\s*$", re.I)
+_AFTER = re.compile(r"^(?:\s*$|\s*[.,;:!?)-]|\s+(?:or|and|but|is|because|since|I)\b)")
+# What denies a letter: a negator just before it ("not B"), or a verdict after it in its clause ("B is wrong").
+_REJECT_BEFORE = re.compile(r"\b(?:not|no|never|nor|isn't|isnt)\s+(?:option\s+|answer\s+)?\(?$", re.I)
+_REJECT_AFTER = re.compile(r"^\)?\s*(?:is|was|would be|seems)?\s*(?:wrong|incorrect|false|not (?:right|correct|it))\b",
+                           re.I)
+
+
+def _letters(text: str, labels: set[str]) -> tuple[set[str], set[str]]:
+    """(picked, rejected) option letters named in the answer."""
+    picked: set[str] = set()
+    rejected: set[str] = set()
+    for m in _CAPITAL.finditer(text):
+        label = m.group(1)
+        if label not in labels or not (_INTRO.search(text[:m.start()]) or _AFTER.match(text[m.end():])):
+            continue
+        denied = _REJECT_BEFORE.search(text[:m.start(1)]) or _REJECT_AFTER.match(text[m.end(1):])
+        (rejected if denied else picked).add(label)
+    return picked - rejected, rejected
+
+
 def option_evidence(item: ChoiceItem, text: str) -> dict[str, int]:
-    """The strongest evidence the answer gives for each option (0: none)."""
+    """The strongest evidence the answer gives for each option (0: none; an option the answer rejects by its
+    letter, "not B", gets none whatever else it says)."""
     labels = {o.label for o in item.options}
     strength = dict.fromkeys(sorted(labels), 0)
     m = _LABEL.match(text)
@@ -264,8 +378,14 @@ def option_evidence(item: ChoiceItem, text: str) -> dict[str, int]:
     for named in _NAMED.finditer(text):
         if named.group(1).upper() in labels:
             strength[named.group(1).upper()] = LETTER
-    doc = Doc(text)
+    picked, rejected = _letters(text, labels)
+    for label in picked:
+        strength[label] = LETTER
+    doc = Doc(text, item.vocabulary)
     for o in item.options:
+        if o.label in rejected:
+            strength[o.label] = 0
+            continue
         if strength[o.label] < EXPLICIT and o.accept and entry_matches(o.accept, doc):
             strength[o.label] = EXPLICIT
         elif strength[o.label] < INCIDENTAL and o.hints and entry_matches(o.hints, doc):
@@ -319,7 +439,10 @@ def check_answers(quiz: Quiz, answers: dict[str, str | None]) -> CheckResult:
     results = []
     for item in quiz.items:
         res = judge(item, answers.get(item.id))
-        if res.verdict not in ("correct", "self"):
+        if res.verdict == "undetermined":
+            # A question is asked, not answered for the learner: the model answer waits for a decidable answer.
+            res.feedback += f"\nAnswer that question in your answer and check again.\nReread: {item.section}"
+        elif res.verdict not in ("correct", "self"):
             res.feedback += f"\nModel answer: {item.explanation}\nReread: {item.section}"
         results.append(res)
     return CheckResult(

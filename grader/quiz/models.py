@@ -5,15 +5,42 @@ These models are the contract; `python -m grader schemas` publishes them as grad
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, PrivateAttr, model_validator
 
 from grader.quiz.phrases import Phrasing
 from grader.vocabulary import Model as _Model
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+
+
+# Fields written in prose (what the chapter says); every other string is a phrasing or an id.
+_PROSE = frozenset({"title", "prompt", "explanation", "text", "feedback", "follow_up", "label", "front", "back",
+                    "checklist", "topic"})
+_STEM = re.compile(r"[a-z]+\*")  # a wildcard's stem ("normali*") is no word
+
+
+def quiz_words(model: BaseModel) -> frozenset[str]:
+    """The words of a quiz (its prose and its phrasings' literal words): an answer's spelling is corrected
+    towards these, and never away from one of them."""
+    words: set[str] = set()
+
+    def walk(node, prose: bool) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, k in _PROSE)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, prose)
+        elif isinstance(node, str):
+            text = node.lower() if prose else _STEM.sub(" ", node.lower())
+            words.update(re.findall(r"[a-z]+", text))
+
+    walk(model.model_dump(), False)
+    return frozenset(words)
 
 
 def _check_phrasing(value: str) -> str:
@@ -105,6 +132,11 @@ class KeyPoint(_Recognised):
     id: Id
     text: str = Field(description="The point itself, as an instructor's rubric line.")
     accept: list[AcceptEntry] = Field(default_factory=list)
+    together: list[list[PhrasingText]] = Field(
+        default_factory=list,
+        description="What the point says acts together (['@query'], ['@key']): one of them said to act alone "
+        "('the keys alone', 'only the query') contradicts the point, a wrong claim. '@name' terms allowed.",
+    )
     required: bool = True
     weight: float = Field(1.0, gt=0)
     feedback: str = Field(description="Told to the learner when the point is missing.")
@@ -112,10 +144,23 @@ class KeyPoint(_Recognised):
     follow_up_accept: list[AcceptEntry] = Field(
         default_factory=list, description="Short replies that answer the follow-up question ('the next token')."
     )
+    follow_up_wrong: list[AcceptEntry] = Field(
+        default_factory=list,
+        description="Replies that answer the follow-up wrongly ('sqrt(d_k)' for a variance): never credited.",
+    )
+    follow_up_feedback: str | None = Field(
+        None, description="Told when the reply to the follow-up misses: about that question, not the whole item."
+    )
 
     @model_validator(mode="after")
     def _evidence(self) -> KeyPoint:
         self._needs_evidence(self.accept)
+        if len(self.together) == 1:
+            raise ValueError("'together' names at least two things that act together")
+        if (self.follow_up_accept or self.follow_up_wrong or self.follow_up_feedback) and not self.follow_up:
+            raise ValueError("follow_up_accept, follow_up_wrong and follow_up_feedback need a follow_up question")
+        if any(p.startswith("@") for group in self.together for p in group):
+            raise ValueError("unknown term in 'together'; declare it under the quiz's 'terms'")
         return self
 
 
@@ -165,6 +210,12 @@ class _Item(_Model):
     section: str = Field(description="Chapter section to reread.")
     points: float = Field(1.0, ge=0)
     explanation: str = Field(description="Model answer, revealed after the learner commits.")
+    # The quiz's words, against which an answer's spelling is corrected; set by the quiz that holds the item.
+    _vocabulary: frozenset[str] = PrivateAttr(default=frozenset())
+
+    @property
+    def vocabulary(self) -> frozenset[str]:
+        return self._vocabulary or quiz_words(self)
 
 
 class _Rubric(_Model):
@@ -251,7 +302,8 @@ def _expand_terms(node, terms: dict, inside_claim: bool = False):
     """Replace "@name" entries of claim parts by the term's phrasings (terms are declared once per quiz)."""
     if isinstance(node, dict):
         claim = inside_claim or "subject" in node
-        return {k: _expand_terms(v, terms, (claim and k in ("subject", "relation", "object")) or k == "rivals")
+        return {k: [_expand_terms(group, terms, True) for group in v] if k == "together" and isinstance(v, list)
+                else _expand_terms(v, terms, (claim and k in ("subject", "relation", "object")) or k == "rivals")
                 for k, v in node.items()}
     if isinstance(node, list):
         if inside_claim:
@@ -293,6 +345,17 @@ class Quiz(_Model):
         if dupes:
             raise ValueError(f"duplicate ids: {', '.join(dupes)}")
         return self
+
+    @model_validator(mode="after")
+    def _share_vocabulary(self) -> Quiz:
+        words = self.vocabulary
+        for item in self.items:
+            item._vocabulary = words
+        return self
+
+    @property
+    def vocabulary(self) -> frozenset[str]:
+        return quiz_words(self)
 
     def item(self, item_id: str):
         return next((i for i in self.items if i.id == item_id), None)

@@ -48,7 +48,7 @@ NEGATORS = frozenset(
 )
 _ARTICLES = frozenset("a an the any its their this that".split())
 _SENTENCE_END = frozenset(".;!?")
-_CLAUSE_END = _SENTENCE_END | {",", "but", "however", "whereas", "although", "though", "while"}
+_CLAUSE_END = _SENTENCE_END | {",", "but", "however", "whereas", "although", "though", "while", "because"}
 # A sentence that answers a question with one of these takes the question back ("Unchanged? No.").
 _RETRACT = frozenset("no not nope never wrong false hardly".split())
 
@@ -57,16 +57,46 @@ _RETRACT = frozenset("no not nope never wrong false hardly".split())
 _CONTRAST = re.compile(r"\b(rather than|instead of|as opposed to|unlike|differs? from|independent of|unrelated to"
                        r"|(?:different|distinct|separate)(?: (?:thing|things|claim|question|property|matter))? from)\b")
 _CONTRACTIONS = [
-    (re.compile(r"\bcan't\b|\bcannot\b"), "can not"),
-    (re.compile(r"\bwon't\b"), "will not"),
+    (re.compile(r"\bcan'?t\b|\bcannot\b"), "can not"),
+    (re.compile(r"\bwon'?t\b"), "will not"),
     (re.compile(r"\bshan't\b"), "shall not"),
     (re.compile(r"n't\b"), " not"),
+    # Typed without the apostrophe ("dont", "isnt"): each is a contraction, never another word.
+    (re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|should|would|could|must|need)nt\b"), r"\1 not"),
+    (re.compile(r"\b(it|that|what|there|here)'s\b"), r"\1 is"),
+    (re.compile(r"\bthats\b"), "that is"),
+    (re.compile(r"\btheyre\b"), "they are"),
+    # "its" is possessive ("its own token") unless a verb's complement follows ("its not", "its an input").
+    (re.compile(r"\bits(?= (?:not|an?|the|just|only|because|what|that|needed|fine|ok|okay|already|like|so|to)\b)"),
+     "it is"),
+]
+# Fractions and counts in words; "one" alone is usually a pronoun ("the current one"), so it is a number only
+# where a count is plain ("exactly one", "by one", "sum to one").
+_ORDINALS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4,
+             "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7,
+             "eighth": 8, "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10}
+_CARDINALS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+              "eight": 8, "nine": 9, "ten": 10}
+_FRACTION_WORDS = re.compile(r"\b(" + "|".join(_CARDINALS) + r")[ -](" + "|".join(_ORDINALS) + r")\b")
+_COUNT_ONE = re.compile(r"\b(exactly|by|to|equals?|plus|minus) one\b(?! (?:of|another|position|token|row))")
+# Symbols written inline: "sqrt(d_k)" and "ln(2)" read as "sqrt d k", "ln 2" (a parenthesis would end a
+# clause), "QK^T" as the query-key product.
+_SYMBOLS = [
+    (re.compile(r"\b(sqrt|ln|log|exp)\s*\(\s*([^()]*?)\s*\)"), r" \1 \2 "),
+    (re.compile(r"\b(sqrt|ln|log)(?=\d)"), r"\1 "),
+    (re.compile(r"\bq\s*k\s*\^\s*t\b|\bqk\b"), " q dot k "),
+    (re.compile(r"\bd_?k\b"), " d k "),
 ]
 _TOKEN = re.compile(
     r"[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?:/\d+(?:\.\d+)?)?"  # numbers, fractions included
     r"|[a-z]+"
     r"|[.;!?,]"
 )
+
+
+# A cleft contrast says its claim of the second subject: "it is not X that R, it is Y" reads "Y R , not X",
+# so the negation stays with X.
+_CLEFT = re.compile(r"\bit is not ([^,.;]+?) (?:that|which|who) ([^,.;]+?)\s*,\s*(?:but\s+)?it is ([^,.;]+)")
 
 
 def normalise(text: str) -> str:
@@ -76,8 +106,11 @@ def normalise(text: str) -> str:
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
                  ("\u22c5", " dot "), ("\u2192", " , "), ("->", " , "), ("\u2248", " ")):
         text = text.replace(a, b)
-    for pattern, repl in _CONTRACTIONS:
+    for pattern, repl in _CONTRACTIONS + _SYMBOLS:
         text = pattern.sub(repl, text)
+    text = _FRACTION_WORDS.sub(lambda m: f"{_CARDINALS[m.group(1)]}/{_ORDINALS[m.group(2)]}", text)
+    text = _COUNT_ONE.sub(lambda m: f"{m.group(1)} 1", text)
+    text = _CLEFT.sub(r"\3 \2 , not \1", text)
     text = _CONTRAST.sub(" not ", text)
     # "next-token", "d_k", "row-wise" become separate words; "-1" and "dim=-1" keep their sign.
     text = re.sub(r"(?<=[a-z0-9])[-_](?=[a-z])", " ", text)
@@ -105,12 +138,55 @@ class Token:
     end: int
 
 
-class Doc:
-    """A learner's answer, normalised and tokenised once, matched against many phrasings."""
+# Words are corrected only when long enough to carry a typo and not known as they are.
+SPELL_MIN = 5
+_INFLECTIONS = ("s", "es", "ed", "d", "ing", "ly", "er", "ers")
 
-    def __init__(self, raw: str):
+
+def correct_spelling(text: str, vocabulary: frozenset[str]) -> str:
+    """Replace each unknown word by the one vocabulary word within a typo of it ("sofmax", "wieghts").
+
+    A word is known when it, or it less a common ending, is in the vocabulary; a typo is one edit (two from
+    ten letters) with the first letter kept; a word with two equally near candidates is left as typed."""
+    if not vocabulary:
+        return text
+    # Never corrected into a negation ("note" is no "not"): a denial must be typed.
+    vocabulary = frozenset(v for v in vocabulary if len(v) >= SPELL_MIN and v not in NEGATORS)
+
+    def fix(m: re.Match) -> str:
+        word = m.group()
+        if len(word) < SPELL_MIN or word in vocabulary or word in NEGATORS or any(
+                (word.endswith(e) and word[:-len(e)] in vocabulary) or word + e in vocabulary for e in _INFLECTIONS):
+            return word
+        limit = 2 if len(word) >= 10 else 1
+        best = _nearest(word, vocabulary, limit)
+        return best or word
+
+    return re.sub(r"[a-z]+", fix, text)
+
+
+def _nearest(word: str, vocabulary: frozenset[str], limit: int) -> str | None:
+    found: dict[int, list[str]] = {}
+    for v in vocabulary:
+        if v[0] != word[0] or abs(len(v) - len(word)) > limit:
+            continue
+        d = DamerauLevenshtein.distance(word, v, score_cutoff=limit)
+        if d <= limit:
+            found.setdefault(d, []).append(v)
+    if not found:
+        return None
+    nearest = found[min(found)]
+    return nearest[0] if len(nearest) == 1 else None
+
+
+class Doc:
+    """A learner's answer, normalised and tokenised once, matched against many phrasings.
+
+    `vocabulary` (the quiz's own words) corrects misspellings before anything is matched."""
+
+    def __init__(self, raw: str, vocabulary: frozenset[str] = frozenset()):
         self.raw = raw
-        self.text = normalise(raw)
+        self.text = correct_spelling(normalise(raw), vocabulary)
         self.tokens = [Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(self.text)]
         self.sentence: list[int] = []  # sentence number of each token
         n = 0
@@ -296,15 +372,24 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
         # ("without it the dot products grow" states that they grow).
         reach = (2 if n + 1 < len(doc.tokens) and doc.tokens[n + 1].text in _ARTICLES else 1) \
             if word == "without" else NEGATION_WINDOW
+        if _relative_between(doc, n, hit.end):
+            continue  # "not from the values, which are what gets mixed": the relative clause asserts
         for i in range(n + 1, min(n + 1 + reach, hit.end)):
             if i in hit.consumed:
                 count += 1
                 break
             if doc.tokens[i].text in _CLAUSE_END:
                 break
-    count += _in_instead_clause(doc, hit)
+    count += _in_instead_clause(doc, hit) + _denied_by_ellipsis(doc, hit)
     count += any(i in doc.retracted for i in hit.consumed)
     return count % 2 == 1
+
+
+_RELATIVES = frozenset("which who".split())
+
+
+def _relative_between(doc: Doc, start: int, end: int) -> bool:
+    return any(doc.tokens[i].text == "," and doc.tokens[i + 1].text in _RELATIVES for i in range(start, end - 1))
 
 
 _CONDITIONS = frozenset("if when once".split())
@@ -324,6 +409,21 @@ def conditional(doc: Doc, hit: Hit) -> bool:
             elif only and word in _CONDITIONS:
                 return True
     return False
+
+
+_MODALS = frozenset("should must would will do does did can could shall".split())
+_SUBJECT_PRONOUNS = frozenset("they it these those".split())
+
+
+def _denied_by_ellipsis(doc: Doc, hit: Hit) -> bool:
+    """A clause taken back by an elliptical denial right after it: "see whether the outputs move; they
+    should not" says the outputs should not move."""
+    i = hit.end  # the denial takes back the predicate it elides: the match must end its clause
+    if i >= len(doc.tokens) or doc.tokens[i].text not in _CLAUSE_END:
+        return False
+    words = [t.text for t in doc.tokens[i + 1:i + 5]]
+    return (len(words) >= 3 and words[0] in _SUBJECT_PRONOUNS and words[1] in _MODALS and words[2] == "not"
+            and (len(words) == 3 or words[3] in _SENTENCE_END))
 
 
 def _in_instead_clause(doc: Doc, hit: Hit) -> bool:
@@ -451,6 +551,26 @@ class ClaimPattern:
                 return True
         return False
 
+    def near(self, doc: Doc) -> bool:
+        """Every part of the claim in one sentence, but not in a way `matches` can read as said: further apart
+        than `window` (up to twice it), or restricted to a condition ("only if ..."). What a teacher would ask
+        about rather than mark."""
+        for combo in itertools.product(*(self._hits(doc, i) for i in range(len(self.parts)))):
+            consumed = [h.consumed for h in combo]
+            used = frozenset().union(*consumed)
+            if len(combo) < 2 or len(used) != sum(map(len, consumed)) or len({doc.sentence[i] for i in used}) > 1:
+                continue
+            start, end = min(used), max(used) + 1
+            if end - 1 - start > 2 * self.window:
+                continue
+            if self.rivals and self.rivals.take_role(doc, combo[0], combo[1], used):
+                continue
+            span = Hit(start, end, used)
+            denied = negated(doc, span, self.negators) != self._qualified_after(doc, end)
+            if conditional(doc, span) or (end - 1 - start > self.window and denied == self.denied):
+                return True
+        return False
+
     def _qualified_after(self, doc: Doc, end: int) -> bool:
         """This claim's own negators may also follow it closely ("seeing the next token would leak")."""
         for tok in doc.tokens[end:end + 3]:
@@ -459,3 +579,52 @@ class ClaimPattern:
             if any(_atom_matches(e, tok.text) for e in self.negators):
                 return True
         return False
+
+
+# ---- exclusive qualifiers ----------------------------------------------------------------------
+
+_BEFORE_NP = frozenset("only just solely merely purely exclusively".split())  # "only the keys"
+_AFTER_NP = frozenset("alone".split())  # "the keys alone"
+_PREPOSITIONS = frozenset("on from by with of".split())
+_COORDINATION = frozenset("and or plus , &".split())
+
+
+def said_alone(doc: Doc, groups: list[list[Phrasing]]) -> str | None:
+    """The words of a noun phrase that an exclusive qualifier governs ("only the keys", "by the keys alone"),
+    when it names some of `groups` but not all: what the answer says acts alone. None when no such phrase."""
+    owner: dict[int, int] = {}  # token index -> group that names it
+    for g, phrasings in enumerate(groups):
+        for p in phrasings:
+            for hit in p.hits(doc):
+                for i in hit.consumed:
+                    owner.setdefault(i, g)
+    toks = [t.text for t in doc.tokens]
+
+    def phrase(i: int, step: int) -> tuple[set[int], int]:
+        """Groups named by the noun phrase starting at token i and read in direction `step`, and its far end."""
+        named: set[int] = set()
+        last = i
+        while 0 <= i < len(toks) and (i in owner or toks[i] in _ARTICLES or toks[i] in _COORDINATION):
+            if i in owner:
+                named.add(owner[i])
+                last = i
+            i += step
+        return named, last
+
+    for n, word in enumerate(toks):
+        if word in _BEFORE_NP:
+            i = n + 1 + (n + 1 < len(toks) and toks[n + 1] in _PREPOSITIONS)
+            while i < len(toks) and toks[i] in _ARTICLES:
+                i += 1
+            if i not in owner:
+                continue
+            named, last = phrase(i, 1)
+            span = (n, last)
+        elif word in _AFTER_NP and n > 0 and n - 1 in owner:
+            named, first = phrase(n - 1, -1)
+            span = (first, n)
+        else:
+            continue
+        if named and len(named) < len(groups):
+            return " ".join(toks[span[0]:span[1] + 1])
+    return None

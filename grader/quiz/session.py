@@ -139,8 +139,8 @@ def _ask_item(item, prompt, say) -> Entry:
         entry.follow_up = point.follow_up
         reply = prompt(f"Follow-up: {point.follow_up}\n> ")
         entry.follow_up_answer = reply
-        entry.follow_up_ok = follow_up_answered(point, reply)
-        say(f"  {'✓ ' + point.text if entry.follow_up_ok else '✗ ' + point.feedback}")
+        entry.follow_up_ok = follow_up_answered(point, reply, item.vocabulary)
+        say(f"  {'✓ ' + point.text if entry.follow_up_ok else '✗ ' + (point.follow_up_feedback or point.feedback)}")
     if res.verdict != "correct":
         say(f"Model answer: {item.explanation}\n(reread: {item.section})")
     return entry
@@ -150,10 +150,13 @@ def _follow_up_point(item, res: ItemResult):
     """One missing key point to probe: a required one first. Numbers and misconceptions get none."""
     if res.verdict in ("correct", "unanswered") or res.misconceptions:
         return None
+    if res.question:  # what the judge could not decide is asked first, numbers or not
+        return next(k for k in getattr(item, "key_points", []) if k.follow_up == res.question)
     if isinstance(item, NumericItem) and any(t.name in res.missing for t in item.targets):
         return None
     points = [k for k in getattr(item, "key_points", []) if k.id in res.missing and k.follow_up]
-    points.sort(key=lambda k: not k.required)
+    # The point the judge could not decide is the one it asks about; otherwise a required one first.
+    points.sort(key=lambda k: (k.follow_up != res.question, not k.required))
     return points[0] if points else None
 
 

@@ -19,13 +19,15 @@ def schema_text(model: type[BaseModel], name: str) -> str:
 
 
 def models() -> dict[str, type[BaseModel]]:
+    from grader.quiz.judge import CheckResult
     from grader.quiz.models import Quiz
     from grader.report.gradescope import GradescopeResults
     from grader.report.models import Report
     from grader.rubric.model import Rubric
     from grader.sandbox.wire import WireHeader
 
-    return {"report": Report, "rubric": Rubric, "quiz": Quiz, "wire": WireHeader, "gradescope": GradescopeResults}
+    return {"report": Report, "rubric": Rubric, "quiz": Quiz, "wire": WireHeader, "gradescope": GradescopeResults,
+            "quiz-check": CheckResult}
 
 
 def path_of(name: str) -> Path:

@@ -114,3 +114,42 @@ def test_review_without_limit_ends_with_all_reviewed(tmp_path):
     said = []
     run_review(QUIZ, tmp_path / "c.json", ask=lambda _: next(lines), say=said.append, now=lambda: T0)
     assert said[-1].strip() == "All due cards reviewed."
+
+
+def test_again_comes_back_in_the_same_session(tmp_path):
+    """Issue 26: a card rated Again (due in a minute) is shown again before the session ends."""
+    clock = iter(T0 + timedelta(seconds=30 * i) for i in range(100))
+    # Card 1: Again; card 2: Easy; then card 1 again (now due): Good, which moves it out of the session.
+    lines = iter(["", "1", "", "4", "", "3"])
+    said = []
+    quiz = QUIZ.model_copy(update={"cards": QUIZ.cards[:2]})
+    run_review(quiz, tmp_path / "c.json", ask=lambda _: next(lines), say=said.append, now=lambda: next(clock))
+    fronts = [s for s in said if s.startswith("\n[")]
+    assert len(fronts) == 3, said
+    assert QUIZ.cards[0].front in fronts[2] and "again" in fronts[2], fronts
+    state = load_state(tmp_path / "c.json")
+    assert state.cards[QUIZ.cards[0].id].reviews == 2 and state.cards[QUIZ.cards[1].id].reviews == 1
+    assert said[-1].strip() == "All due cards reviewed."
+
+
+def test_a_card_rated_good_does_not_come_back(tmp_path):
+    # Negative control: Good (due in ten minutes) and Easy leave the session.
+    lines = iter(["", "3", "", "4"])
+    said = []
+    quiz = QUIZ.model_copy(update={"cards": QUIZ.cards[:2]})
+    run_review(quiz, tmp_path / "c.json", ask=lambda _: next(lines), say=said.append, now=lambda: T0)
+    assert len([s for s in said if s.startswith("\n[")]) == 2
+
+
+def test_input_ending_mid_review_stops_cleanly(tmp_path):
+    said = []
+    lines = iter(["", "1"])
+
+    def ask(_):
+        try:
+            return next(lines)
+        except StopIteration:
+            raise EOFError from None
+
+    assert run_review(QUIZ, tmp_path / "c.json", ask=ask, say=said.append, now=lambda: T0) == 0
+    assert said[-1] == "Stopped; progress saved."

@@ -35,7 +35,8 @@ def test_check_json_shape(tmp_path):
         "weights-vs-probabilities": "unanswered", "explain-it-back": "self",
     }
     for item in out["items"]:
-        assert set(item) == {"id", "verdict", "score", "feedback", "missing"}
+        assert set(item) == {"id", "verdict", "score", "max_score", "feedback", "missing", "matched",
+                             "misconceptions", "question"}
     assert out["score"] == 3 and out["max_score"] == 8
     rows = {i["id"]: i for i in out["items"]}
     assert rows["row-sums-vs-causality"]["missing"] == ["sums-insufficient", "intervention", "negative-control"]

@@ -1,0 +1,47 @@
+"""Agreement on the blind set: answers and labels written from the chapter and the questions alone, by
+someone who never read the judge or its rubrics, frozen before any tuning (issue 26).
+
+Run with `pytest tests/quiz/test_quiz_blind.py -s` to see the numbers; make accuracy reports them too.
+"""
+
+from pathlib import Path
+
+from grader.quiz.agreement import blind_agreement, follow_up_agreement, second_labeller
+from grader.quiz.load import DEFAULT_QUIZ, load_quiz
+
+QUIZ = load_quiz(DEFAULT_QUIZ)
+BLIND = Path(__file__).resolve().parent / "quiz_blind_answers.yaml"
+SECOND = BLIND.with_name("quiz_blind_second_labels.yaml")
+
+
+def test_blind_set_agreement():
+    result = blind_agreement(QUIZ, BLIND)
+    print("\n" + "\n".join(result.lines("quiz_blind_answers.yaml")))
+    for index, label, verdict, answer in result.misses:
+        print(f"  #{index} {label} -> {verdict}: {answer}")
+    assert result.n >= 100
+    # Issue 26's targets: at least 90% three ways, at most 5% undetermined. Floors at what was reached
+    # (122/128 three ways, 124/128 correct-or-not, after tuning: see docs/accuracy.md for what is blind).
+    assert result.agree / result.n >= 0.95
+    assert result.binary / result.n >= 0.96
+    assert result.undetermined / result.n <= 0.05
+
+
+def test_no_blind_wrong_or_partial_answer_judged_correct():
+    result = blind_agreement(QUIZ, BLIND)
+    praised = [(i, label, answer) for i, label, verdict, answer in result.misses if verdict == "correct"]
+    assert not praised, praised
+
+
+def test_blind_follow_up_replies():
+    result = follow_up_agreement(QUIZ, BLIND)
+    print("\n" + "\n".join(result.lines("quiz_blind_answers.yaml follow-ups")))
+    assert result.n >= 25
+    assert result.agree == result.n, result.misses
+
+
+def test_second_labeller_agrees_with_the_first():
+    agree, n = second_labeller(BLIND, SECOND)
+    print(f"\nsecond labeller: {agree}/{n} agree with the first")
+    assert n >= 40
+    assert agree / n >= 0.9
