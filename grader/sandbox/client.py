@@ -169,18 +169,22 @@ class Sandbox:
         isolate: bool = True,
         quiet: bool = False,
         userns: bool | None = None,
+        syscall_filter: bool = True,
     ) -> None:
-        """`isolate=False` skips namespaces and the uid drop (rlimits-only) even as root: the
-        negative control that shows each isolation test has teeth. `userns`: build the
-        isolation inside a user namespace (None: only when not root; True: even as root, which
+        """`isolate=False` skips namespaces, the uid drop and the syscall filter (rlimits-only) even
+        as root: the negative control that shows each isolation test has teeth; `syscall_filter=False`
+        keeps the isolation but not the filter (the control for what the filter alone refuses).
+        `userns`: build the isolation inside a user namespace (None: only when not root; True: even as root, which
         is how the tests exercise the path a user without root takes)."""
         self.limits = limits or Limits()
         self.hidden = [*_default_hidden(), *map(str, hidden_paths)]
         self.runner = runner
         self.quiet = quiet
         self.isolate = isolate
+        self.want_filter = isolate and syscall_filter
         self.userns = (os.geteuid() != 0) if userns is None else userns
         self.isolation = "rlimits-only"
+        self.syscall_filter = False  # whether children run under the seccomp filter (`syscalls.py`)
         self.zygote_pid = 0
         self.uid = 0
         self._proc: subprocess.Popen | _Forked | None = None
@@ -216,6 +220,7 @@ class Sandbox:
             "keep": _keep_paths(),
             "uid": uid,
             "isolate": self.isolate,
+            "syscall_filter": self.want_filter,
             "groups": self._groups.dirs if self._groups else None,
             "userns": userns,
         }
@@ -252,9 +257,13 @@ class Sandbox:
             raise
         mine.settimeout(None)
         self.isolation = hello["isolation"]
+        self.syscall_filter = bool(hello.get("syscall_filter"))
         self.zygote_pid = hello["pid"]
         if self.isolation in _NOT_ENFORCED and not self.quiet:
             print(f"grader: sandbox is {self.isolation}: {_NOT_ENFORCED[self.isolation]}", file=sys.stderr)
+        if self.want_filter and not self.syscall_filter and not self.quiet and sys.platform.startswith("linux"):
+            print("grader: no syscall filter (libseccomp.so.2 not found): a submission can start programs "
+                  "and use key rings; install libseccomp2", file=sys.stderr)
 
     @staticmethod
     def _popen(code: str, config: dict, theirs: socket.socket, preexec) -> subprocess.Popen:
