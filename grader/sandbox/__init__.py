@@ -27,6 +27,16 @@ What a child gets, in order (`harden.py`), before the submission is imported:
   CPU 10 s (hard = soft + 1), 32 tasks, 256 open files, 8 MiB files, no core dumps;
 - PR_SET_NO_NEW_PRIVS, then as root a drop to a uid/gid unique to this sandbox's slot
   (61000 + n, held by an flock), which cannot read root's 0600 files;
+- last, at every level where libseccomp.so.2 loads (Linux; not with `isolate=False`), the syscall
+  filter (`syscalls.py`, compiled once by the server): EPERM for starting any program (execve,
+  execveat: a fresh `python -I` would not be sealed), another process's memory (ptrace,
+  process_vm_*, pidfd_getfd), key rings (add_key, request_key, keyctl: they belong to the uid, not
+  a namespace, and outlive every process), IPC that outlives its process (shmget, msgget, semget,
+  mq_open), mounts and namespaces (mount, pivot_root, unshare, setns, clone with a namespace
+  flag; clone3 says ENOSYS so the C library falls back to clone), and the kernel's machinery
+  (bpf, perf_event_open, userfaultfd, module and kexec loading, io_uring, clocks, personality...);
+  another ABI (32-bit, x32) kills the process. `Sandbox.syscall_filter` says whether it is on;
+  without it a one-line warning says so;
 - in the runner (`runner.seal`), before the submission is imported: every door to PyTorch's
   fused attention is closed for good. Python functions (MultiheadAttention.forward,
   multi_head_attention_forward) are neutered in place, builtins replaced, and below them a
@@ -53,8 +63,12 @@ most `replies_bytes`. A reply of shape (0, T, T) never makes the grader build a 
 
 The zygote kills a finished child's process group and every descendant (it is the child
 subreaper; the whole tree is stopped before it is killed, so a fork bomb cannot outpace it);
-with a PID namespace the kernel ends every process in it when the child dies, and SysV IPC
-objects go with the IPC namespace. Child replies are frames (`wire.py`): JSON checked by
+with a PID namespace the kernel ends every process in it when the child dies. What a child can
+make that could outlive it, and why none does: files (its /tmp, /var/tmp, /dev/shm and
+/run/lock are private tmpfs mounts, gone with its mount namespace), SysV IPC and POSIX message
+queues (refused by the filter; made without it, gone with the IPC namespace), keys (refused by
+the filter), abstract unix sockets, timers, memfds, eventfds and inotify watches (they end with
+the last process holding them, and the namespace), processes (killed as above). Child replies are frames (`wire.py`): JSON checked by
 pydantic plus raw bytes, never unpickled; a malformed or oversized frame is a
 `protocol_error` for that call. The child's exit status only names why a reply is missing; it
 never earns anything. A call that kills or garbles its child is recorded and the remaining
@@ -79,7 +93,7 @@ Isolation levels (`Sandbox.isolation`, `runtime.isolation` in every report):
 - "rlimits-only": not root and no user namespaces, or not Linux: the submission can read what
   you can, use the network and see your processes; a one-line warning says so.
 
-Not enforced at any level: syscall filtering (no seccomp); a submission that rewrites its
+Not enforced at any level: a submission that rewrites its
 own process's memory (ctypes, /proc/self/mem) can undo the fused-attention refusal inside
 itself (it then returns values the checks still judge, and the static check still reads
 its source); CPU time beyond `submission_s` of processes a submission started is bounded by

@@ -356,6 +356,8 @@ GRADE_GALLERY = {
     "sdpa_side_door": ("forbidden_api", None),
     "forged_frames": ("protocol_error", None),
     "forged_replies": ("protocol_error", None),
+    "exec_fresh_python": ("PermissionError", None),
+    "exec_every_door": ("REFUSED execv", V_V),
 }
 
 
