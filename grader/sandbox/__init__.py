@@ -54,7 +54,9 @@ the wall clock, never the CPU clock, so a neighbour's load never becomes a verdi
 deadlines are backstops `wall_factor` (5) times longer, for a child that waits without
 computing; one message names the stop whichever clock ran out. The first resource failure
 (`timeout`, `memory_limit`) stops the submission: its other calls are "not run". A kill by the
-kernel's OOM killer in the slot's group is `memory_limit`, however it showed.
+kernel's OOM killer in the slot's group is `memory_limit`, however it showed, and so is any
+stop after the submission met its memory cap (the group's memory.failcnt grew): at the cap the
+kernel reclaims, burning CPU time, before it kills, so which clock ran out first was chance.
 
 Replies are validated at the boundary (`wire.Bounds`, `client.reply_bounds`): before a byte of
 tensor data is read, every dimension must be at most the call's largest input, every tensor

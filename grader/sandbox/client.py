@@ -118,12 +118,13 @@ class _Forked:
 
 
 class _Child:
-    def __init__(self, pid: int, inbox: int, outbox: int, oom_kills: int = 0) -> None:
+    def __init__(self, pid: int, inbox: int, outbox: int, oom_kills: int = 0, memory_failures: int = 0) -> None:
         self.pid, self.inbox, self.outbox = pid, inbox, outbox
         self.alive = True
         self.stream = memoryview(b"")  # every call still to send, encoded back to back
         self.sent = 0
         self.oom_kills = oom_kills  # the slot's OOM-kill count when it started
+        self.memory_failures = memory_failures  # the slot's memory.failcnt when it started
 
 
 def _proc_cpu_s(pid: int) -> float | None:
@@ -510,7 +511,9 @@ class Sandbox:
             os.close(in_r)
             os.close(out_w)
         os.set_blocking(in_w, False)  # our end only: a child that stops reading must not block us
-        child = _Child(reply["pid"], in_w, out_r, self._groups.oom_kills() if self._groups else 0)
+        groups = self._groups
+        child = _Child(reply["pid"], in_w, out_r, groups.oom_kills() if groups else 0,
+                       groups.memory_failures() if groups else 0)
         if reply.get("error"):
             # Our failure, not the submission's: never let it read as a student's process_exit.
             self._finish(child)
@@ -583,9 +586,13 @@ class Sandbox:
     def _kill(self, child: _Child, kind: str, message: str, grace_s: float = 0.0) -> Failure:
         """Kill the child; let the way it ended refine the reason (CPU limit, kernel kill, exit code)."""
         ended = self._reap(child, grace_s)
-        if self._groups is not None and self._groups.oom_kills() > child.oom_kills:
-            # The kernel's OOM killer ended something of this submission: that names it, however it showed.
-            return Failure("memory_limit", "killed by the kernel for using more memory than the sandbox allows")
+        groups = self._groups
+        if groups is not None and (groups.oom_kills() > child.oom_kills
+                                   or groups.memory_failures() > child.memory_failures):
+            # It reached its memory cap: that names the stop, however it showed. At the cap the kernel
+            # reclaims (burning CPU time) before it kills, so which clock ran out first was chance.
+            return Failure("memory_limit", f"reached the sandbox's memory limit "
+                           f"({_gib(self.limits.memory_headroom_bytes)} for all its processes together)")
         if ended is None or ended.killed_by_us:
             return Failure(kind, message)
         if ended.signal == signal.SIGXCPU or (ended.cpu_s or 0) >= self.limits.cpu_s:
@@ -619,6 +626,10 @@ class Sandbox:
         if len(data) > cap and not text.endswith("[output truncated]\n"):
             text += "\n[output truncated]\n"
         return text
+
+
+def _gib(n: int) -> str:
+    return f"{n / (1 << 30):.3g} GiB"
 
 
 def _cannot_start(err: OSError) -> str:

@@ -339,6 +339,9 @@ GRADE_GALLERY = {
     "fork_bomb": ("timeout", None),
     "alloc_8gib": ("MemoryError", None),
     "alloc_8gib_at_import": ("memory_limit", None),
+    # Under these tests' 1 s calls its CPU time may run out before it meets the 3 GiB cap (timeout, then);
+    # test_memory_named.py proves the name at a cap it meets first.
+    "alloc_12gib_steps": (None, None),
     "garbage_at_import": ("protocol_error", None),
     "huge_frame_in_call": ("protocol_error", None),
     "tensor_subclass": ("WrongReturnType", None),
