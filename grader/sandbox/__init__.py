@@ -18,7 +18,9 @@ What a child gets, in order (`harden.py`), before the submission is imported:
   fresh /proc that shows only its own processes, and private size-capped tmpfs for /tmp,
   /var/tmp, /dev/shm and /run/lock. Nothing else of the host exists in it: not the
   repository, the submissions' folders, the rubric, the output folder or Gradescope's
-  /autograder (metadata included), and /proc/self/mountinfo names only what is bound in;
+  /autograder (metadata included), and /proc/self/mountinfo names only what is bound in. A
+  hidden path inside a kept one is covered by an empty one: the grader installed into the
+  kept venv (Gradescope's /autograder/venv), whose data files hold the instructor rubric;
 - descriptors: 0 is /dev/null, 1 and 2 an append-only output file, 3 and 4 the call and
   reply pipes; every other inherited descriptor is closed; stdout/stderr are capped in
   Python (the rest is dropped, so a chatty submission is still graded) and by RLIMIT_FSIZE;

@@ -80,12 +80,16 @@ def _keep_paths() -> list[str]:
 
 def _default_hidden() -> list[str]:
     """The source checkout (reference, rubrics, tests, .git) and Gradescope's tree. Only a
-    checkout: installed into site-packages, the package's parent is everyone's packages."""
+    checkout: installed into site-packages, the package's parent is everyone's packages, and
+    the package itself is hidden (its data files hold the instructor rubric); the child has
+    imported all of it it needs before its new root is built."""
     hidden = [GRADESCOPE_ROOT]
-    if (ROOT / "pyproject.toml").exists() and not any(
-        ROOT == Path(p).resolve() for p in site.getsitepackages()
-    ):
+    packages = [Path(p).resolve() for p in site.getsitepackages()]
+    if (ROOT / "pyproject.toml").exists() and ROOT not in packages:
         hidden.append(str(ROOT))
+    package = Path(__file__).resolve().parents[1]
+    if any(p in package.parents for p in packages):
+        hidden.append(str(package))
     return hidden
 
 

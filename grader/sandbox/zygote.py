@@ -272,7 +272,7 @@ class Zygote:
         joins = self.groups.open_join() if self.groups is not None else []  # before /sys leaves sight
         if self.namespaces:
             harden.enter_namespaces()
-            harden.new_root(self.keep, own_pids=self.own_pids)
+            harden.new_root(self.keep, own_pids=self.own_pids, hidden=self.hidden)
         msg, fds = recv(ctl, maxfds=4)
         ctl.close()
         if msg is None or len(fds) != 4:
