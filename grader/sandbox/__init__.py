@@ -62,8 +62,9 @@ kernel reclaims, burning CPU time, before it kills, so which clock ran out first
 
 Replies are validated at the boundary (`wire.Bounds`, `client.reply_bounds`): before a byte of
 tensor data is read, every dimension must be at most the call's largest input, every tensor
-at most 16 times its inputs, a reply at most `reply_bytes`; all replies of a submission at
-most `replies_bytes`. A reply of shape (0, T, T) never makes the grader build a T x T mask.
+at most 16 times its inputs, a header at most 32 KiB and `meta` at most 4 levels deep, a reply
+(header and tensors) at most `reply_bytes`; every frame of a submission (its 'loaded' frames,
+each reply's header and tensors) at most `replies_bytes` together. A reply of shape (0, T, T) never makes the grader build a T x T mask.
 
 The zygote kills a finished child's process group and every descendant (it is the child
 subreaper; the whole tree is stopped before it is killed, so a fork bomb cannot outpace it);

@@ -29,7 +29,7 @@ from grader.sandbox import harden, seed
 from grader.sandbox import zygote as zy
 from grader.sandbox.cgroups import SlotGroups
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
-from grader.sandbox.wire import Bounds, Frame, WireError, encode, frame_bytes, read_frame
+from grader.sandbox.wire import REPLY_HEADER_BYTES, Bounds, Frame, WireError, encode, read_frame
 
 DEFAULT_RUNNER = "grader.sandbox.runner:serve"
 # Gradescope keeps the autograder source, the submission and results.json under this root.
@@ -40,7 +40,7 @@ _EXIT_GRACE_S = 0.5
 _POLL_S = 0.05  # how often a waiting grader looks at the CPU time a child has used
 # A failure of this kind ends the submission: a fresh child would only spend the same resource again.
 RESOURCE_FAILURES = ("timeout", "memory_limit")
-_LOAD_BOUNDS = Bounds(dim=1, numel=0, nbytes=0)  # 'loaded' and 'load_error' carry no tensors
+_LOAD_BOUNDS = Bounds(dim=1, numel=0, nbytes=REPLY_HEADER_BYTES)  # 'loaded' and 'load_error': a header alone
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)  # Linux; elsewhere the call fails and the default stays
 PIPE_BYTES = 1 << 20  # /proc/sys/fs/pipe-max-size's default: what any user may ask for
 
@@ -48,11 +48,13 @@ PIPE_BYTES = 1 << 20  # /proc/sys/fs/pipe-max-size's default: what any user may 
 def reply_bounds(call: Frame, limits: Limits) -> Bounds:
     """What a reply to `call` may hold, from the call's own tensors: no dimension larger than its
     largest input, no tensor larger than 16 times all its inputs (weights are T x T where the
-    inputs are T x d, d >= 1), never more than `limits.reply_bytes`. Generous for any wrong but
-    honest shape, and small enough that nothing the grader derives from a reply can be huge."""
+    inputs are T x d, d >= 1), a header of at most `REPLY_HEADER_BYTES`, never more than
+    `limits.reply_bytes` in all. Generous for any wrong but honest shape, and small enough that
+    nothing the grader derives from a reply can be huge."""
     sizes = [t.numel() for t in call.tensors.values()] or [0]
     numel = max(4096, 16 * sum(sizes))
-    return Bounds(dim=max(64, *sizes), numel=numel, nbytes=min(limits.reply_bytes, 16 * 8 * numel))
+    return Bounds(dim=max(64, *sizes), numel=numel,
+                  nbytes=min(limits.reply_bytes, 16 * 8 * numel + REPLY_HEADER_BYTES))
 
 _NOT_ENFORCED = {
     "namespaces+userns": (
@@ -445,6 +447,7 @@ class Sandbox:
                         result.failure = failure
                     _fail_all(result, pending, failure, "not run: the submission could not be loaded")
                     return
+                result.reply_bytes += load.wire_bytes  # every frame counts, each re-import's too
                 if first:
                     result.load = load
                     first = False
@@ -465,7 +468,7 @@ class Sandbox:
                     reply, failure = self._call(child, call, budget)
                     pending.pop(0)
                     if failure is None:
-                        result.reply_bytes += frame_bytes(reply)
+                        result.reply_bytes += reply.wire_bytes
                         if result.reply_bytes <= lim.replies_bytes:
                             result.replies[call_id] = reply
                             continue

@@ -11,6 +11,7 @@ import contextlib
 import ctypes
 import functools
 import importlib.util
+import json
 import sys
 import traceback
 import types
@@ -26,6 +27,8 @@ from grader.sandbox.wire import Frame, WireError, encode, read_frame, write_all,
 from grader.vocabulary import ENTRY_NAMES
 
 _MAX_MESSAGE = 600
+_MAX_NAME = 80
+DEFINED_BYTES = 8 << 10  # the names a submission defines, as JSON, in its 'loaded' frame
 
 
 class ForbiddenAPIError(RuntimeError):
@@ -147,9 +150,9 @@ def _describe(exc: BaseException) -> dict[str, Any]:
         message = str(exc)
     except Exception:  # a hostile __str__ must not take the runner down
         message = "<unprintable exception>"
-    kind = type(exc).__name__
+    kind = type(exc).__name__[:_MAX_NAME]
     # The class names of its MRO, so the grader can judge "is a ValueError" as isinstance would.
-    mro = [c.__name__ for c in type(exc).__mro__][:12]
+    mro = [c.__name__[:_MAX_NAME] for c in type(exc).__mro__][:12]
     if isinstance(exc, RuntimeError) and ("allocate" in message or "out of memory" in message):
         kind = "MemoryError"
     if isinstance(exc, ForbiddenAPIError) or _FORBIDDEN_MARK in message:
@@ -178,7 +181,12 @@ def load_module(path: str, name: str = "submission") -> tuple[ModuleType | None,
         return None, Frame("load_error", meta)
     names = [n for n in ENTRY_NAMES if callable(getattr(module, n, None))]
     # Everything callable it does define, so a misspelt name can be pointed out.
-    defined = sorted(n for n, obj in vars(module).items() if callable(obj) and not n.startswith("_"))[:200]
+    defined, size = [], 0
+    for n in sorted(n for n, obj in vars(module).items() if callable(obj) and not n.startswith("_"))[:200]:
+        size += len(json.dumps(n[:_MAX_NAME])) + 2
+        if size > DEFINED_BYTES:
+            break
+        defined.append(n[:_MAX_NAME])
     return module, Frame("loaded", {"names": names, "defined": defined})
 
 
