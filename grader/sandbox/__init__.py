@@ -47,7 +47,15 @@ What a child gets, in order (`harden.py`), before the submission is imported:
   triton multi-head attention, the encoder fast path), for each dispatch key it has; nothing
   in Python refers to that registration. A private module, a namespace loaded later, a JIT
   lookup or an original found by a gc walk all end at the dispatcher and are refused; a call
-  that tried one says so in its reply (`fused`), even if it caught the refusal.
+  that tried one says so in its reply (`fused`), even if it caught the refusal. Library attention
+  without a fused operator is refused as a class (`runner.library_attention`): when the server
+  starts, every Python function of torch's that its modules reach (methods, decorated functions
+  included) is read, and each whose code names a fused operator or flavour (flash, efficient,
+  cuDNN, flex attention) or takes a softmax and a matrix product is neutered in place to record
+  and refuse (flex attention's eager reference, the quantizable MultiheadAttention's forward,
+  decompositions...); torch's own files are covered in the child's new root, so no module of
+  torch's the server did not import can be imported (the ONNX Attention reference, inductor's
+  patterns) and none of its source or bytecode re-executed;
 
 Time is CPU time. A call, an import and a whole submission each have a budget in CPU seconds
 (`call_s`, `load_s`, `submission_s`), read from the slot's cgroup (every process the
@@ -99,9 +107,11 @@ Isolation levels (`Sandbox.isolation`, `runtime.isolation` in every report):
   you can, use the network and see your processes; a one-line warning says so.
 
 Not enforced at any level: a submission that rewrites its
-own process's memory (ctypes, /proc/self/mem) can undo the fused-attention refusal inside
-itself (it then returns values the checks still judge, and the static check still reads
-its source); CPU time beyond `submission_s` of processes a submission started is bounded by
+own process's memory or calls native code (ctypes, /proc/self/mem) can undo the refusals
+inside itself (it then returns values the checks still judge, and the static check still reads
+its source); below "namespaces+userns" torch's files stay readable, so its source can be
+re-executed and its other modules imported (the walk and the dispatcher still refuse what
+the server imported); CPU time beyond `submission_s` of processes a submission started is bounded by
 the cgroup quota and the kill at the end, not counted per call without cgroups; the
 "namespaces+userns" and lower levels lack what is listed above.
 """

@@ -81,7 +81,7 @@ def _keep_paths() -> list[str]:
 
 
 def _default_hidden() -> list[str]:
-    """The source checkout (reference, rubrics, tests, .git) and Gradescope's tree. Only a
+    """The source checkout (reference, rubrics, tests, .git), Gradescope's tree and torch's files. Only a
     checkout: installed into site-packages, the package's parent is everyone's packages, and
     the package itself is hidden (its data files hold the instructor rubric); the child has
     imported all of it it needs before its new root is built."""
@@ -92,6 +92,11 @@ def _default_hidden() -> list[str]:
     package = Path(__file__).resolve().parents[1]
     if any(p in package.parents for p in packages):
         hidden.append(str(package))
+    # torch's own files: a child runs the torch the server imported (sealed, its attention implementations
+    # refused); no other module of torch's can be imported, and none of its source or bytecode re-executed.
+    import torch
+
+    hidden.append(str(Path(torch.__file__).resolve().parent))
     return hidden
 
 

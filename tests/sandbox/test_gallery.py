@@ -361,6 +361,12 @@ GRADE_GALLERY = {
     "forged_replies": ("protocol_error", None),
     "exec_fresh_python": ("PermissionError", None),
     "exec_every_door": ("REFUSED execv", V_V),
+    "lib_flex_reference": ("flex_attention.math_attention", None),
+    "lib_quantizable_mha": ("quantizable", None),
+    "lib_source_reexec": ("FileNotFoundError", None),
+    "lib_unimported_modules": ("ModuleNotFoundError", None),
+    "huge_headers": ("protocol_error", None),
+    "deep_headers": ("protocol_error", None),
 }
 
 
