@@ -73,11 +73,18 @@ def test_a_fresh_interpreter_cannot_compute_fused_attention(sandbox, unfiltered)
     res = sandbox.run(gallery("exec_fresh_python"), calls)
     reply = res.replies["c0"]
     assert reply.meta["ok"] is False and reply.meta["error_type"] == "PermissionError", reply.meta
-    # The control: without the filter, the fresh interpreter's fused attention answers correctly.
+    # The control: without the filter the fresh interpreter starts. Under namespaces it then finds no torch
+    # (torch's files are out of the child's sight, a second wall); where it can see torch, it answers right.
     control = unfiltered.run(gallery("exec_fresh_python"), calls)
-    assert control.replies["c0"].meta["ok"] is True, (control.failures, control.output)
+    got = control.replies["c0"].meta
+    if not got["ok"]:
+        assert got["error_type"] == "CalledProcessError", got  # it ran, and failed to import torch
+    # And with neither (no filter, torch's files in sight): the attack itself, fused attention's values.
+    with Sandbox(limits=SLOW, quiet=True, isolate=False) as open_sb:
+        attack = open_sb.run(gallery("exec_fresh_python"), calls)
+    assert attack.replies["c0"].meta["ok"] is True, (attack.failures, attack.output)
     out, _ = load_reference().causal_attention(*(calls[0].tensors[x] for x in "qkv"))
-    torch.testing.assert_close(control.replies["c0"].tensors["out"], out)
+    torch.testing.assert_close(attack.replies["c0"].tensors["out"], out)
     assert_healthy(sandbox)
 
 
