@@ -366,6 +366,8 @@ GRADE_GALLERY = {
     "lib_source_reexec": ("FileNotFoundError", None),
     "lib_unimported_modules": ("ModuleNotFoundError", None),
     "huge_headers": ("protocol_error", None),
+    "key_rings_every_kind": (None, V_V),
+    "read_installed_rubric": (None, V_V),
     "deep_headers": ("protocol_error", None),
 }
 

@@ -71,3 +71,18 @@ def test_hidden_paths_inside_a_kept_one_are_covered(tmp_path):
     # The control: kept, all three are readable.
     assert _sees(venv, [], rubric, secret, torch_file) == "111"
     assert _sees(venv, [str(package), str(secret)], rubric, secret, torch_file) == "001"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not sys.platform.startswith("linux"), reason="needs the namespace levels")
+def test_the_graders_own_data_files_are_not_readable_from_the_child(tmp_path):
+    from sandbox_kit import TEST_LIMITS, attention_calls, gallery
+
+    from grader.sandbox import Sandbox
+
+    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
+        res = sb.run(gallery("read_installed_rubric"), attention_calls(1))
+    assert "FOUND" not in res.output.replace("NOT FOUND", ""), res.output
+    # The control: unisolated, the grader's modules lead straight to the rubric.
+    with Sandbox(limits=TEST_LIMITS, quiet=True, isolate=False) as open_sb:
+        control = open_sb.run(gallery("read_installed_rubric"), attention_calls(1))
+    assert "FOUND INSTRUCTOR_RUBRIC" in control.output.replace("NOT FOUND", ""), control.output

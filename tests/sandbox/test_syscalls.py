@@ -199,3 +199,12 @@ def test_namespaces_mounts_and_kernel_machinery_are_refused(sandbox, unfiltered,
     # io_uring and perf read their NULL arguments and say EFAULT); the rest it refuses itself.
     control = _calls(unfiltered, probe)
     assert control["ptrace_traceme"] == (0, 0) and control["io_uring_setup"][1] != 1, control
+
+
+@needs_namespaces
+@x86_64
+def test_no_key_ring_of_any_kind_is_reachable(sandbox):
+    res = sandbox.run(gallery("key_rings_every_kind"), attention_calls(1))
+    lines = [line.split() for line in res.output.splitlines() if line.startswith("KEYRING")]
+    assert len(lines) == 6 and all(ret == "-1" and err == "1" for *_, ret, err in lines), res.output
+    assert left_behind(sandbox.uid) == []
