@@ -502,6 +502,9 @@ def _warm_up(torch) -> None:
         g = g.masked_fill(g > 1.0, -1e9)
         p = torch.softmax(g, dim=0) + torch.softmax(g, dim=1)
         torch.autograd.grad((p.sum(-1, keepdim=True) * x).sum(), [x, lin.weight])
+        # Printing a tensor or a module imports torch's formatting modules on first use: here, since a
+        # child cannot import any module of torch's (its files are out of sight).
+        repr(g), repr(lin), f"{g.detach()[0, 0, 0]:.3f}"
     r, w_ = os.pipe()
     try:
         frame = Frame("reply", {"id": "warm", "ok": True}, {"t": torch.randn(2, 3)})

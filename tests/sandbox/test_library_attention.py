@@ -97,3 +97,35 @@ def test_torch_modules_the_server_never_imported_cannot_be_imported(sandbox, ope
     # The control: where torch's files can be read, flex attention's public module imports.
     control = open_sandbox.run(gallery("lib_unimported_modules"), attention_calls(1))
     assert "IMPORTED torch.nn.attention.flex_attention" in control.output, control.output
+
+
+PRINTS = '''import math
+import torch
+import torch.nn.functional as F
+
+print("at import", torch.randn(2, 2), torch.nn.Linear(2, 2), f"{torch.tensor(0.5):.2f}")
+
+
+def causal_attention(q, k, v):
+    T = q.shape[-2]
+    s = (q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
+    w = F.softmax(s.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf")), dim=-1)
+    print("weights", w[0], w.requires_grad_() * 1)
+    return w @ v, w
+'''
+
+
+def test_an_honest_file_that_prints_tensors_still_runs(sandbox, tmp_path):
+    """torch's files are out of the child's sight, so what printing a tensor imports must be imported
+    already (the server's warm-up does it): an honest, chatty file is graded like any other."""
+    source = tmp_path / "prints.py"
+    source.write_text(PRINTS)
+    calls = attention_calls(2)
+    res = sandbox.run(source, calls)
+    assert res.load.kind == "loaded" and res.failures == {}, (res.load.meta, res.failures)
+    ref = load_reference()
+    for call in calls:
+        reply = res.replies[call.meta["id"]]
+        assert reply.meta["ok"] is True, reply.meta
+        torch.testing.assert_close(reply.tensors["out"], ref.causal_attention(*(call.tensors[x] for x in "qkv"))[0])
+    assert "at import tensor(" in res.output and "weights tensor(" in res.output
