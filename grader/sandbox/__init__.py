@@ -55,7 +55,10 @@ What a child gets, in order (`harden.py`), before the submission is imported:
   and refuse (flex attention's eager reference, the quantizable MultiheadAttention's forward,
   decompositions...); torch's own files are covered in the child's new root, so no module of
   torch's the server did not import can be imported (the ONNX Attention reference, inductor's
-  patterns) and none of its source or bytecode re-executed;
+  patterns) and none of its source or bytecode re-executed. A submission has what `import torch`
+  brings and what the warm-up used (printing tensors and modules included); a rarer torch module
+  fails to import (torch.testing.assert_close, which imports sympy: ~7 s of CPU, past any call's
+  budget anyway);
 
 Time is CPU time. A call, an import and a whole submission each have a budget in CPU seconds
 (`call_s`, `load_s`, `submission_s`), read from the slot's cgroup (every process the
