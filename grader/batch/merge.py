@@ -65,9 +65,12 @@ def check_shards(shards: list[tuple[Path, list[ShardRecord]]]) -> list[str]:
 def merge_stores(dirs: list[Path], out: Path, junit: Path | None = None, *, published: bool | None = None,
                  lms: LmsExport | None = None) -> ClassRun:
     """`published` (None: as the shards were graded) decides whether feedback/ shows the grade."""
+    target_store = (out / STORE_NAME).resolve()
     stores = []
     for d in dirs:
         path = d / STORE_NAME if d.is_dir() else d
+        if path.resolve() == target_store:  # merging into a shard would add the others' records to its own
+            raise InputError(f"--out {out} is one of the shards being merged; merge into a new folder")
         if not path.is_file():
             raise InputError(f"{d} holds no {STORE_NAME}: pass the --out folder of each shard")
         fp = latest_fingerprint(path)
@@ -83,8 +86,7 @@ def merge_stores(dirs: list[Path], out: Path, junit: Path | None = None, *, publ
     out.mkdir(parents=True, exist_ok=True, mode=0o700)
     target = Store(out / STORE_NAME, rubric=rubric, secret=secret)
     for path, _ in stores:
-        if path.resolve() != (out / STORE_NAME).resolve():
-            absorb(target, path)
+        absorb(target, path)
     results = sorted(target.results(), key=lambda r: (r.student.position, r.student.key))
     skipped = target.skipped()
     stale = apply_overrides(results, target.overrides())
