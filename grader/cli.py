@@ -152,8 +152,8 @@ def _class_line(run, out, shard) -> None:
     students = len(run.results)
     per = f", {run.seconds / students * 1000:.0f} ms per student" if students else ""
     part = f" (shard {shard[0]}/{shard[1]})" if shard else ""
-    part += f" in {run.jobs} judging processes" if run.jobs > 1 else ""
-    print(f"graded {students} students{part} in {run.seconds:.1f} s{per}: {run.graded_now} graded now, "
+    jobs = f" by {run.jobs} judging processes" if run.jobs > 1 else ""
+    print(f"graded {students} students{part} in {run.seconds:.1f} s{per}{jobs}: {run.graded_now} graded now, "
           f"{run.from_store} from the store, {s.no_submission} without a submission, {s.ungradable} ungradable, "
           f"{s.grader_errors} grader errors, {len(s.review)} to review (review.csv); "
           f"mean {s.mean:.1f}/{s.max_score:g}; {len(run.skipped)} paths skipped"

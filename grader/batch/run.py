@@ -37,7 +37,7 @@ from grader.intake.models import Skipped
 from grader.paths import INSTRUCTOR_RUBRIC, atomic_write_bytes, atomic_write_text
 from grader.report.models import Report
 from grader.rubric import Rubric
-from grader.sandbox import Sandbox
+from grader.sandbox import Sandbox, seed
 
 
 @dataclass
@@ -258,7 +258,7 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
         shas = list(todo)
         paths = [staged(todo[sha]) for sha in shas]
         hide = [*hidden, staging, *([out] if out else [])]
-        jobs = min(jobs, len(paths))
+        jobs = min(jobs, len(paths)) if seed.shareable() else 1
         if jobs > 1:  # the judges save their own reports in the store
             judges = Judges(paths, shas, jobs, rubric=rubric, secret=secret, hidden=hide, store=store.path,
                             workers=workers)

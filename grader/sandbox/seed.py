@@ -64,9 +64,10 @@ def plant() -> None:
     theirs.close()
     _seed = (pid, mine)
     if _ask_lock_fd is None:
-        fd, path = tempfile.mkstemp(prefix="grader-seed-")
-        os.unlink(path)  # nameless: nobody else can lock it; a fork keeps it (the judges), an exec does not
-        _ask_lock_fd = fd
+        with contextlib.suppress(OSError):  # no writable temporary folder: only one judging process asks
+            fd, path = tempfile.mkstemp(prefix="grader-seed-")
+            os.unlink(path)  # nameless: nobody else can lock it; a fork keeps it (the judges), an exec does not
+            _ask_lock_fd = fd
 
 
 def uproot() -> None:
@@ -79,6 +80,11 @@ def uproot() -> None:
 
 def planted() -> bool:
     return _seed is not None
+
+
+def shareable() -> bool:
+    """Whether processes forked from this one may ask the seed for zygotes (its lock exists), or need not."""
+    return _seed is None or _ask_lock_fd is not None
 
 
 def fork_zygote(config: dict, fd: int) -> int | None:

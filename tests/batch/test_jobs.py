@@ -18,7 +18,7 @@ def test_one_and_four_judging_processes_write_the_same_class(tmp_path):
     small_class(folder)
     one, four = grade(folder, tmp_path / "one", "--jobs", "1"), grade(folder, tmp_path / "four", "--jobs", "4")
     assert one.returncode == 0 and four.returncode == 0, (one.stderr, four.stderr)
-    assert "judging processes" not in one.stderr and "in 4 judging processes" in four.stderr
+    assert "judging processes" not in one.stderr and "by 4 judging processes" in four.stderr
     a, b = outputs(tmp_path / "one"), outputs(tmp_path / "four")
     assert {"gradebook.csv", "summary.json", "review.csv", "skipped.csv"} <= set(a)
     assert len([k for k in a if k.startswith("reports/")]) == 2 + len(MUTANTS) + 1
