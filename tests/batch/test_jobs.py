@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,3 +85,49 @@ def test_cgroup_v1_quota(tmp_path):
 def test_no_cgroup_is_the_affinity_mask(tmp_path):
     assert cgroup_quota(tmp_path, tmp_path / "absent") is None
     assert usable_cores(tmp_path, tmp_path / "absent") == len(os.sched_getaffinity(0))
+
+
+# In a fresh interpreter: the judges are forks of the process that runs the class.
+_ONE_JUDGE_DIES = """
+import os, sys
+from pathlib import Path
+from grader.batch import run
+from grader.intake.collect import collect
+from grader.paths import INSTRUCTOR_RUBRIC
+from grader.rubric import load_rubric
+
+judge_part = run._judge_part
+def dying(conn, part, **kw):
+    if sys.argv[2] == "die" and any(p.read_text().endswith("# bo\\n") for _, p, _ in part):
+        os._exit(9)  # as a judge killed by the machine would end: no reply, no report
+    return judge_part(conn, part, **kw)
+run._judge_part = dying
+done = run.grade_class(collect([sys.argv[1]]), rubric=load_rubric(INSTRUCTOR_RUBRIC), secret="s",
+                       out=Path(sys.argv[3]), jobs=2)
+for r in done.results:
+    print(r.student.name or r.student.id, r.status, r.error)
+"""
+
+
+def test_a_judge_that_dies_costs_its_files_a_clear_row_and_a_rerun_grades_them(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    reference = (ROOT / "reference" / "attention.py").read_text()
+    for name in ("ada", "bo", "cy", "di"):
+        (folder / f"{name}.py").write_text(reference + f"\n# {name}\n")
+    out = tmp_path / "out"
+
+    def class_run(mode: str) -> dict[str, str]:
+        proc = subprocess.run([sys.executable, "-c", _ONE_JUDGE_DIES, str(folder), mode, str(out)], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        return {line.split(" ", 1)[0]: line.split(" ", 1)[1] for line in proc.stdout.splitlines()}
+
+    rows = class_run("die")
+    assert len(rows) == 4
+    lost = {k for k, v in rows.items() if v.startswith("grader_error")}
+    assert lost and lost != set(rows) and "bo" in lost  # the dying judge's files only
+    assert all("its judging process ended early (rerun to retry)" in rows[k] for k in lost)
+    assert all(rows[k].startswith("graded") for k in set(rows) - lost)
+    rows = class_run("live")  # the rerun: the others from the store, the lost ones graded now
+    assert all(v.startswith("graded") for v in rows.values()), rows
