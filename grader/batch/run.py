@@ -3,7 +3,8 @@
 Only sources the store has not seen with this rubric and secret are graded; identical sources are graded
 once. While one file is judged here, the next ones run in their own warm sandboxes, so the sandbox's waits
 (fork, pipes) and the checks' arithmetic overlap on the machine's cores. One broken file never stops the
-others: a failure while judging it is that student's `grader_error`, and the run goes on.
+others: a failure while judging it is that student's `grader_error`, and the run goes on. With `jobs` > 1
+(`grade --jobs N`), N judging processes share the sources and the store (`Judges`).
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ class Judges:
 
     def __init__(self, paths: list[Path], shas: list[str], jobs: int, *, rubric: Rubric, secret: str | None,
                  hidden: list[Path], store: Path | None, workers: int):
-        self.paths, self.pending = paths, set(range(len(paths)))
+        self.pending = set(range(len(paths)))
         self.children: dict[Connection, int] = {}
         sys.stdout.flush()
         sys.stderr.flush()
@@ -128,7 +129,8 @@ class Judges:
                         other.close()
                     _judge_part(mine, [(i, paths[i], shas[i]) for i in range(k, len(paths), jobs)],
                                 rubric=rubric, secret=secret, hidden=hidden, store=store, workers=workers)
-                except BaseException:  # noqa: BLE001 - a judge never returns into the class run's code
+                except BaseException as exc:  # noqa: BLE001 - a judge never returns into the class run's code
+                    print(f"grader: judging process {k + 1} of {jobs} failed: {exc!r}", file=sys.stderr)
                     code = 70
                 os._exit(code)
             mine.close()
