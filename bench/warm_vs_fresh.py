@@ -175,6 +175,9 @@ def main() -> None:
         print(f"CPU per submission in that run, every process on the machine: {cpu * 1000:.1f} ms; spread over "
               f"this machine's {cores} cores at best {cpu / cores * 1000:.1f} ms, fresh/that = "
               f"{f2 / (cpu / cores):.1f}x")
+        # `grade` runs one judging process per usable core (--jobs): busy cores over the run, from the same
+        # /proc/stat figures (on a shared machine another user's work counts too).
+        print(f"cores busy during that run: {cpu / cold:.2f} of {cores} ({cpu / cold / cores:.0%}; target >= 90%)")
         print(f"the same class again, every report from the store: {again * 1000:.2f} ms per submission, "
               f"fresh/that = {f2 / again:.0f}x")
 

@@ -130,9 +130,14 @@ def _grade(args) -> int:
     out = Path(args.out) if args.out else None
     named = [*map(Path, args.files), *([Path(args.roster)] if args.roster else [])]
     hidden = sorted({(p if p.is_dir() else p.parent).resolve() for p in named})  # classmates' files, the roster
+    if args.jobs is None:
+        from grader.batch.cores import usable_cores
+
+        args.jobs = usable_cores()
     run = grade_class(intake, rubric=rubric, secret=secret, out=out, shard=shard, hidden=hidden,
                       progress=not args.json and not single, junit=Path(args.junit) if args.junit else None,
-                      published=args.published, lms=lms)  # feedback/ (with --out) shows the grade only once published
+                      published=args.published, lms=lms,  # feedback/ (with --out) shows the grade only once published
+                      jobs=args.jobs)
     reports = [r.report for r in run.results if r.report is not None]
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in reports], indent=1))
@@ -193,7 +198,8 @@ def _class_line(run, out, shard) -> None:
     students = len(run.results)
     per = f", {run.seconds / students * 1000:.0f} ms per student" if students else ""
     part = f" (shard {shard[0]}/{shard[1]})" if shard else ""
-    print(f"graded {students} students{part} in {run.seconds:.1f} s{per}: {run.graded_now} graded now, "
+    jobs = f" by {run.jobs} judging processes" if run.jobs > 1 else ""
+    print(f"graded {students} students{part} in {run.seconds:.1f} s{per}{jobs}: {run.graded_now} graded now, "
           f"{run.from_store} from the store, {s.no_submission} without a submission, {s.ungradable} ungradable, "
           f"{s.grader_errors} grader errors, {len(s.review)} to review (review.csv); "
           f"mean {s.mean:.1f}/{s.max_score:g}; {len(run.skipped)} paths skipped"
@@ -334,6 +340,12 @@ def student_edition() -> bool:
     return paths.STUDENT_EDITION.is_file()
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"takes a whole number of processes, 1 or more, not {text!r}")
+    return int(text)
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     student = student_edition()
     prog = "grader" if student else "python -m grader"  # the student wheel installs a `grader` command
@@ -364,6 +376,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                        "and a row for each student who handed in nothing")
         p.add_argument("--shard", metavar="K/N", help="grade only the K-th of N deterministic parts of the class")
         p.add_argument("--junit", metavar="PATH", help="also write JUnit XML, one testcase per check")
+        p.add_argument("--jobs", metavar="N", type=_positive,
+                       help="judging processes, each with its own sandboxes (default: the cores this process may "
+                            "use, from its CPU affinity and cgroup quota); the gradebook is the same for any N")
         p.add_argument("--json", action="store_true", help="print one JSON array of reports, nothing else")
         p.add_argument("--html", metavar="DIR", help="write one HTML report per submission")
         p.add_argument("--markdown", metavar="DIR", help="write one markdown report per submission")
@@ -476,7 +491,11 @@ def run() -> None:
     teardown. The exit handlers run first (a notebook sandbox's close, logging) and the output is
     flushed; what is skipped is the teardown of torch's modules, which costs a cold run about as
     much as grading one file and changes nothing anyone can see."""
-    code = main()
+    leave(main())
+
+
+def leave(code: int) -> None:
+    """Exit with `code` the fast way (see `run`); `run_autograder`'s entry point leaves the same way."""
     atexit._run_exitfuncs()
     try:
         sys.stdout.flush()

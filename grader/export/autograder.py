@@ -78,9 +78,21 @@ def run(root: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command `run_autograder` execs: the seed is planted first, as `grade FILE` plants it, so the
+    sandbox's server is forked from this process (torch imported once per container), not started as a
+    second interpreter; and before the rubric or the secret is read, so the seed holds neither."""
+    from grader.cli import plant_seed
+    from grader.sandbox import seed
+
     argv = sys.argv[1:] if argv is None else argv
-    return run(Path(argv[0] if argv else "/autograder"))
+    plant_seed()
+    try:
+        return run(Path(argv[0] if argv else "/autograder"))
+    finally:
+        seed.uproot()
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from grader.cli import leave
+
+    leave(main())
