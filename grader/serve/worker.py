@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import secrets
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -41,8 +41,9 @@ def grade_one(store: CourseStore, grade: Grade, *, worker: int) -> bool:
 
 
 def drain(store: CourseStore, grade: Grade, *, worker: int | None = None) -> int:
-    """Re-queues what a dead worker held, then grades until the queue is empty; how many it graded."""
-    worker = worker or os.getpid()
+    """Re-queues what a dead worker held (one worker per store), then grades until the queue is empty; how many it graded."""
+    # A fresh id for each start, not the pid: a dead worker's pid may come back as ours.
+    worker = worker or secrets.randbits(62)
     store.requeue_abandoned(worker)
     done = 0
     while grade_one(store, grade, worker=worker):

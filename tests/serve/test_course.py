@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from support.serving import SECRET, write_course
 
 from grader.rubric.load import RubricError
 from grader.serve.course import load_course, read_secret
-
-from .conftest import SECRET, write_course
 
 
 def test_a_good_course_file_loads_with_paths_from_its_folder(course_path):

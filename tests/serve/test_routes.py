@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 from starlette.testclient import TestClient
+from support.serving import SECRET, fake_grade, sign_in, student
 
 from grader.serve.tokens import INSTRUCTOR, Who, token_for
 from grader.serve.worker import drain
-
-from .conftest import SECRET, fake_grade, sign_in, student
 
 PAGES = ["/", "/submissions/1", "/class", "/class/s1"]
 POSTS = ["/submit", "/sign-out"]
