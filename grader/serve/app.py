@@ -234,9 +234,9 @@ async def sign_out(request: Request) -> Response:
 
 def _work(svc: Service, grade: Grade) -> None:
     while not svc.stopping.is_set():
+        svc.wake.clear()  # before draining: an upload during the drain wakes the next round at once
         drain(svc.store, grade)
-        svc.wake.wait(timeout=1.0)  # woken by each upload; the timeout only catches a missed wake-up
-        svc.wake.clear()
+        svc.wake.wait(timeout=1.0)
 
 
 def make_app(course: Course, secret: str, *, grade: Grade | None, store: CourseStore | None = None,

@@ -8,19 +8,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 from grader.report.models import Report
+from grader.sandbox import Sandbox
 from grader.serve.store import CourseStore
 
 Grade = Callable[[Path], Report]
 
 
-def sandbox_grader(rubric_path: Path, secret: str) -> Grade:
+def sandbox_grader(rubric_path: Path, secret: str, sandbox: Sandbox | None = None) -> Grade:
     """The class run's grading of one file: the instructor rubric, hidden probes seeded by the secret,
     in one warm sandbox kept for the worker's life."""
     from grader.grade import grade_file, shared_sandbox
     from grader.rubric import load_rubric
 
     rubric = load_rubric(rubric_path)
-    sandbox = shared_sandbox()
+    sandbox = sandbox or shared_sandbox()
     return lambda path: grade_file(path, sandbox=sandbox, rubric=rubric, secret=secret, audience="instructor")
 
 

@@ -18,10 +18,10 @@ NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 STUDENTS = {"s1": "Ada One", "s2": "Bo Two", "s3": "Cy Three"}
 
 
-def write_course(folder: Path, **extra: str) -> Path:
+def write_course(folder: Path, students: dict[str, str] = STUDENTS, **extra: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "roster.csv").write_text("ID,Name,Email\n" + "".join(
-        f"{k},{n},{k}@uni.example\n" for k, n in STUDENTS.items()), encoding="utf-8")
+        f"{k},{n},{k}@uni.example\n" for k, n in students.items()), encoding="utf-8")
     (folder / "secret.txt").write_text(SECRET + "\n", encoding="utf-8")
     lines = {"title": "Attention, week 3", "rubric": str(INSTRUCTOR_RUBRIC), "roster": "roster.csv",
              "secret": "{file: secret.txt}", "due": "2026-12-08T23:59:00+00:00",
