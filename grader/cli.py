@@ -239,8 +239,7 @@ def _serve(args) -> int:
 
     if args.action == "tokens":
         return print_tokens(Path(args.course), base_url=args.base_url)
-    plant_seed()  # the sandbox's servers are forked before the secret is read
-    return serve(Path(args.course), host=args.host, port=args.port)
+    return serve(Path(args.course), host=args.host, port=args.port, before_secret=plant_seed)
 
 
 def _override(args) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from grader.rubric.load import RubricError
@@ -27,12 +28,15 @@ def print_tokens(course_path: Path, *, base_url: str) -> int:
     return 0
 
 
-def serve(course_path: Path, *, host: str, port: int) -> int:
-    try:
-        course, secret = _ready(course_path)
-        from grader.rubric import load_rubric
+def serve(course_path: Path, *, host: str, port: int, before_secret: Callable[[], None]) -> int:
+    """`before_secret` plants the sandbox's seed: its servers are forked before the secret is read."""
+    from grader.rubric import load_rubric
 
+    try:
+        course = load_course(course_path)
         load_rubric(course.rubric)  # a broken rubric stops the start, not the first upload
+        before_secret()
+        secret = read_secret(course)
     except RubricError as err:
         print("\n".join(f"grader: {p}" for p in err.problems), file=sys.stderr)
         return 2
