@@ -256,6 +256,8 @@ def _message(error: dict[str, Any], loc: Path_) -> str:
             # YAML 1.1 (PyYAML) reads 1e-12 and 1.0e5 as text; 1.0e-12 and 1.0e+5 are numbers.
             return f"must be a number, got text {value!r}; write exponents with a dot and a sign, e.g. 1.0e-12"
         return f"must be a number, got {_kind(value)} {value!r}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"must be a whole number, got {_kind(value)} {value!r}"
     if kind in ("greater_than_equal", "greater_than"):
         return f"must be {'>=' if kind == 'greater_than_equal' else '>'} {ctx.get('ge', ctx.get('gt')):g}, got {value!r}"
     if kind in ("less_than_equal", "less_than"):
