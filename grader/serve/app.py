@@ -111,7 +111,9 @@ async def sign_in(request: Request) -> Response:
     sid, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
     svc.store.open_session(token_hash(sid), who.role, who.key, csrf)
     response = RedirectResponse("/", 303)
-    response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=request.url.scheme == "https")
+    # Lax, not Strict: the link is opened from an e-mail or the LMS, and Strict would drop the cookie on
+    # that first redirect; every POST checks the CSRF token anyway.
+    response.set_cookie(COOKIE, sid, httponly=True, samesite="lax", secure=request.url.scheme == "https")
     return response
 
 
