@@ -240,6 +240,14 @@ def _add_lms_options(p, *, roster: bool) -> None:
                        "assignment, written back with grades; --lms canvas: Canvas's gradebook export")
 
 
+def _serve(args) -> int:
+    from grader.serve.run import print_tokens, serve
+
+    if args.action == "tokens":
+        return print_tokens(Path(args.course), base_url=args.base_url)
+    return serve(Path(args.course), host=args.host, port=args.port, before_secret=plant_seed)
+
+
 def _override(args) -> int:
     from grader.batch.merge import merge_stores
     from grader.batch.overrides import record_override
@@ -414,6 +422,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--points", type=float, metavar="N")
         p.add_argument("--reason", required=True, help="why: shown to the student with the adjustment")
         p.set_defaults(func=_override)
+
+        p = sub.add_parser("serve", help="the course service: students upload in the browser (instructor)")
+        p.add_argument("action", nargs="?", choices=["tokens"], help="tokens: print each student's sign-in link")
+        p.add_argument("--course", required=True, metavar="COURSE.yaml")
+        p.add_argument("--host", default="127.0.0.1")
+        p.add_argument("--port", type=int, default=8000)
+        p.add_argument("--base-url", default="http://127.0.0.1:8000", help="for the links `serve tokens` prints")
+        p.set_defaults(func=_serve)
 
         sub.add_parser("demo", help="grade the bundled example and show the feedback").set_defaults(func=_demo)
         sub.add_parser("schemas", help="regenerate the JSON Schemas").set_defaults(func=_schemas)

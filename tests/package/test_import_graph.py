@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("report: the typed result and its renderers", ("report",)),
     ("one submission end to end", ("grade", "notebook", "watch", "demo")),
     ("a class", ("batch",)),
+    ("the course service: uploads in the browser", ("serve",)),
     ("other verbs", ("export", "release", "schemas", "quiz")),
     ("the command line", ("cli", "__main__", "")),
 ]
