@@ -3,32 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import atexit
 import importlib
 import json
-import os
 import sys
 from pathlib import Path
 
 from grader import paths
-
-
-def plant_seed() -> None:
-    """Before any rubric, secret or submission is read: the sandbox's servers are forked from
-    this copy, so the process imports torch once and they hold nothing secret."""
-    import gc
-
-    import torch
-
-    from grader.sandbox import seed
-
-    # torch's objects live as long as the process: kept out of every later collection, the
-    # grader's own imports and the seed's copy-on-write pages stop paying for them.
-    gc.freeze()
-
-    seed.plant()
-    # This process is the command's own: the grader's expected values are tiny, threads only cost.
-    torch.set_num_threads(1)
+from grader.process import leave, plant_seed
 
 
 def _check(args) -> int:
@@ -249,7 +230,7 @@ def _serve(args) -> int:
 
 
 def _override(args) -> int:
-    from grader.batch.merge import merge_stores
+    from grader.batch.merge import rewrite_outputs
     from grader.batch.overrides import record_override
     from grader.intake.collect import InputError
 
@@ -267,7 +248,7 @@ def _override(args) -> int:
     print(f"override recorded for {_line(r.student.name or r.student.id)} ({what}), for the submission "
           f"{o.source_sha256[:12]}", file=sys.stderr)
     try:  # the outputs now, as the next run would write them
-        merge_stores([out], out)
+        rewrite_outputs(out)
     except InputError:  # one shard of a class: `merge` writes the class's outputs with it
         print("applied at this shard's next run and at the merge", file=sys.stderr)
     else:
@@ -506,16 +487,5 @@ def run() -> None:
     """`python -m grader` and the `grader` command: main, then leave without the interpreter's
     teardown. The exit handlers run first (a notebook sandbox's close, logging) and the output is
     flushed; what is skipped is the teardown of torch's modules, which costs a cold run about as
-    much as grading one file and changes nothing anyone can see."""
+    much as grading one file and changes nothing anyone can see (grader.process.leave)."""
     leave(main())
-
-
-def leave(code: int) -> None:
-    """Exit with `code` the fast way (see `run`); `run_autograder`'s entry point leaves the same way."""
-    atexit._run_exitfuncs()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (BrokenPipeError, ValueError):  # a reader that went away (`| head`): nothing left to tell it
-        code = code or 1
-    os._exit(code)

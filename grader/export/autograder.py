@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     """The command `run_autograder` execs: the seed is planted first, as `grade FILE` plants it, so the
     sandbox's server is forked from this process (torch imported once per container), not started as a
     second interpreter; and before the rubric or the secret is read, so the seed holds neither."""
-    from grader.cli import plant_seed
+    from grader.process import plant_seed
     from grader.sandbox import seed
 
     argv = sys.argv[1:] if argv is None else argv
@@ -93,6 +93,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from grader.cli import leave
+    from grader.process import leave
 
     leave(main())

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "grader"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("shared words and where files live", ("vocabulary", "paths")),
     ("inputs as found: files, notebooks, archives", ("intake",)),
-    ("running student code: sandbox and wire format", ("sandbox",)),
+    ("running student code: sandbox and wire format", ("sandbox", "process")),
     ("probes: what a submission is asked, as wire frames", ("probes",)),
     ("checks: verdicts from returned tensors", ("checks",)),
     ("diagnosis: misconceptions behind the verdicts", ("diagnosis",)),
