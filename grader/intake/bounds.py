@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable
 from typing import TypeVar
 
-MAX_DEPTH = 100  # nesting of a syntax tree: the reference and the grader's own modules need 12 to 18
+MAX_NESTING = 100  # nesting of a syntax tree: the reference and the grader's own modules need 12 to 18
 MAX_STATEMENTS = 20_000  # statements in one source or notebook; a solution has about 50
 MAX_SOURCE_CHARS = 4 << 20  # text handed to the parser at once (a source is capped at 1 MiB of bytes)
 
@@ -41,8 +41,8 @@ def parse_python(text: str) -> ast.Module:
     except ValueError as exc:  # NUL bytes (Python 3.11), among others
         raise SyntaxError(str(exc)) from None
     depth, statements = _shape(tree)
-    if depth > MAX_DEPTH:
-        raise Unreadable(f"Python nested more than {MAX_DEPTH} levels deep; a solution needs about 15")
+    if depth > MAX_NESTING:
+        raise Unreadable(f"Python nested more than {MAX_NESTING} levels deep; a solution needs about 15")
     if statements > MAX_STATEMENTS:
         raise Unreadable(f"more than {MAX_STATEMENTS} statements; a solution has about 50")
     return tree
@@ -56,7 +56,7 @@ def _shape(tree: ast.AST) -> tuple[int, int]:
         node, depth = stack.pop()
         deepest = max(deepest, depth)
         statements += isinstance(node, ast.stmt)
-        if deepest > MAX_DEPTH or statements > MAX_STATEMENTS:
+        if deepest > MAX_NESTING or statements > MAX_STATEMENTS:
             break
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     return deepest, statements

@@ -8,7 +8,7 @@ import pytest
 from support.intake_attacks import ATTACKS, REFERENCE, notebook
 
 from grader.intake import notebook as converter
-from grader.intake.bounds import MAX_DEPTH, Unreadable, parse_python
+from grader.intake.bounds import MAX_NESTING, Unreadable, parse_python
 from grader.intake.collect import collect
 from grader.intake.platforms import gradescope_submitters
 
@@ -32,7 +32,7 @@ def test_one_hostile_file_never_stops_intake(tmp_path, attack):
 
 
 def test_parse_refuses_what_recursive_readers_cannot_hold():
-    deep = "x = " + "+".join(["1"] * (MAX_DEPTH + 5)) + "\n"  # parses, but past the depth cap
+    deep = "x = " + "+".join(["1"] * (MAX_NESTING + 5)) + "\n"  # parses, but past the depth cap
     with pytest.raises(Unreadable, match="nested more than"):
         parse_python(deep)
     parse_python(REFERENCE)  # the reference is well inside every cap
