@@ -63,3 +63,17 @@ def test_notebook_source_must_be_text():
     with pytest.raises(Unreadable, match="cell 1"):
         converter.code_cells(b'{"cells": [{"cell_type": "code", "source": [1, 2]}]}')
     assert converter.code_cells(notebook("a = 1")) == ["a = 1"]
+
+
+@pytest.mark.parametrize("name", ["deeply nested expression in a .py", "notebook JSON nested 100,000 deep",
+                                  "deeply nested expression in a notebook cell"])
+def test_check_tells_a_student_why_intake_would_not_read_their_file(tmp_path, sandbox, name):
+    """`check` reads a file as the class run's intake does: never the notebook's JSON run as Python."""
+    from grader.grade import self_check
+
+    attack = next(a for a in ATTACKS if a.name == name)
+    path = tmp_path / ("attention" + attack.path[attack.path.rindex("."):])
+    path.write_bytes(attack.build())
+    report = self_check(path, sandbox=sandbox)
+    said = " ".join(d.message for d in report.diagnoses)
+    assert "nested too deeply" in said and report.score == 0, said
