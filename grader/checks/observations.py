@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, get_args
 
 import torch
 
@@ -12,6 +12,7 @@ from grader.checks import expected
 from grader.checks.base import CheckOutcome, Tolerance
 from grader.probes import Probe, ProbeSet
 from grader.sandbox import RunResult, protocol
+from grader.sandbox.models import FailureKind
 
 TolFn = Callable[[str], Tolerance]
 Shown = str | Callable[[], str] | None
@@ -132,10 +133,11 @@ class Observations:
 _RIGHT, _FAR = 1e-4, 1e-2
 
 
-def _off_by(probe: Probe, reply: Reply) -> float:
-    """The largest difference of out and weights from attention on the probe's inputs (inf: no result)."""
+def _off_by(probe: Probe, reply: Reply) -> float | None:
+    """The largest difference of out and weights from attention on the probe's inputs (inf: no result;
+    None: the sandbox stopped the call, so it says nothing about the answer, e.g. a slow file's budget)."""
     if not reply.ok:
-        return float("inf")
+        return None if reply.error_type in (*get_args(FailureKind), "missing") else float("inf")
     wanted = probe.memo("attention", expected.attention, probe.t["q"], probe.t["k"], probe.t["v"])
     worst = 0.0
     for name, want in zip(("out", "weights"), wanted, strict=True):
@@ -151,7 +153,8 @@ def _answers_only_public(obs: Observations) -> str | None:
     for probe, reply in obs.family("rand"):
         public, secret = kinds.setdefault(probe.info["variant"], ([], []))
         # Hidden probes' ids start with "h." (probes.hidden_probes); their ids never reach a message.
-        (secret if probe.id.startswith("h.") else public).append(_off_by(probe, reply))
+        if (off := _off_by(probe, reply)) is not None:
+            (secret if probe.id.startswith("h.") else public).append(off)
     for kind, (public, secret) in kinds.items():
         if public and secret and max(public) <= _RIGHT and min(secret) > _FAR:
             return (f"on the public random probes of layout {kind} your results match attention, and on every "

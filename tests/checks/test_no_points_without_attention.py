@@ -50,3 +50,25 @@ def test_nan_or_inf_weights_are_never_weights_that_respond(grade, head_source):
 def test_a_correct_head_is_not_taken_for_canned_answers(grade, head_source):
     graded = grade(head_source(), seed=SEED)
     assert graded.outcomes["computes_attention"].status == "passed" and graded.score == 100
+
+
+def test_calls_the_sandbox_stopped_are_not_taken_for_wrong_answers(grade, head_source):
+    """A correct but slow file whose secret-seeded calls ran out of budget is not canned; the same
+    calls answered with wrong values are (the negative control)."""
+    import torch
+
+    from grader.checks.observations import Reply
+
+    obs = grade(head_source(), seed=SEED).obs
+    hidden = [p for p in obs.probes.family("rand") if p.id.startswith("h.")]
+    assert hidden and obs.answers_only_public() is None
+    for p in hidden:
+        obs.replies[p.id] = Reply(False, error_type="timeout", error="stopped at its limit")
+    obs._memo.clear()
+    assert obs.answers_only_public() is None
+    for p in hidden:
+        T = p.t["q"].shape[-2]
+        obs.replies[p.id] = Reply(True, {"out": p.t["v"].clone(),
+                                         "weights": torch.full((*p.t["q"].shape[:-1], T), 1 / T, dtype=torch.float64)})
+    obs._memo.clear()
+    assert obs.answers_only_public() is not None
