@@ -34,3 +34,16 @@ def test_steering_names_from_an_archive_are_escaped_in_every_output(tmp_path):
         text = (out / name).read_text(encoding="utf-8")
         assert not any(ch in text for ch in RAW), (name, [ch for ch in RAW if ch in text])
         assert "\\x1b" in text, name  # shown, not dropped: the instructor sees what the name held
+
+
+def test_gradescope_says_why_with_the_names_escaped(tmp_path):
+    """run_autograder's results.json output (markdown) when nothing is gradable quotes the member names inert."""
+    from grader.export.autograder import find_submission
+
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "hw.zip", "w") as z:
+        z.writestr(f"notes{STEER}.txt", "hello")
+    source, _, why = find_submission(folder, ("causal_attention", "SingleHead"))
+    assert source is None and "notes" in why and "\\x1b" in why.replace("\\\\", "\\")
+    assert not any(ch in why for ch in RAW), why
