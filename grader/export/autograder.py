@@ -30,7 +30,9 @@ def find_submission(folder: Path, entries: tuple[str, ...]) -> tuple[bytes | Non
         return None, "", f"The submission could not be read: {err}"
     ready = [p for p in intake.students if p.source is not None]
     if not ready:
-        why = "; ".join(f"{Path(s.path).name}: {s.reason}" for s in intake.skipped[:5])
+        from grader.report.markdown import md_escape  # names from the student's own archive: inert text
+
+        why = "; ".join(md_escape(f"{Path(s.path).name}: {s.reason}") for s in intake.skipped[:5])
         return None, "", "No gradable file was submitted: upload attention.py" + (f" ({why})." if why else ".")
     found = ready[0].student.submission
     inside = str(folder).rstrip("/") + "/"

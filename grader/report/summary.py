@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from grader.paths import atomic_write_text
 from grader.report.models import ClassSummary, SummaryRow
-from grader.report.view import points_text, score_text
+from grader.report.view import points_text, printable, score_text
 
 # A merge or an override's rewrite reads stores, which keep no sources: it cannot compare them.
 NOT_LISTED = ("Not listed here: these outputs were written from the store (a merge, or an override's rewrite), "
@@ -25,7 +25,13 @@ NOT_LISTED = ("Not listed here: these outputs were written from the store (a mer
 
 SLOWEST = 10
 
-_ENV = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+def _inert(value: object) -> object:
+    """Every value the page shows, made inert before autoescaping: names from archives may hold
+    terminal escapes and bidi overrides (our own markup, the links, is left as it is)."""
+    return printable(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+
+_ENV = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, finalize=_inert)
 _ENV.filters["score"] = score_text  # scores as every report prints them: 70.95, never 70.9479
 _PAGE = _ENV.from_string("""\
 <!DOCTYPE html>
