@@ -629,10 +629,30 @@ def read_scale(ctx: Context) -> ScaleReading | None:
                 return ScaleReading(name, means, probe, s, right)
         if len({zz["d_k"] for _, _, zz in seen}) > 1 and all(math.isclose(sc, s, rel_tol=1e-4) for _, sc, _ in seen):
             return ScaleReading("constant", f"a constant {number(s)}{_as_root(s)} whatever d_k", probe, s, right)
+        # No one formula on every input: name the one true at an input where the scale is wrong, and
+        # quote an input where that formula does not hold (a size read from a fixed dimension, say).
+        for p, sc, zz in wrong:
+            name, means = _formula_at(sc, zz)
+            if name is None:
+                continue
+            other = next(((pp, s2, z2) for pp, s2, z2 in seen if _formula_at(s2, z2)[0] != name), None)
+            if other is not None:
+                _, s2, z2 = other
+                means += (f", on that input, though not on every one (at T = {z2['T']}, d_k = {z2['d_k']}, "
+                          f"d_v = {z2['d_v']} it is {number(s2)}{_as_root(s2)})")
+            return ScaleReading("varies", means, p, sc, 1 / math.sqrt(zz["d_k"]))
         return ScaleReading("varies", f"a factor of {number(s)} that is no simple formula in d_k, d_v or T",
                             probe, s, right)
 
     return ctx.memo("scale", compute)
+
+
+def _formula_at(scale: float, z: dict[str, int]) -> tuple[str | None, str]:
+    """The wrong formula a scale matches at one input's sizes (the first of SCALE_FORMULAS), if any."""
+    for name, means, f in SCALE_FORMULAS:
+        if math.isclose(scale, f(z["T"], z["d_k"], z["d_v"]), rel_tol=1e-4):
+            return (None, "") if name == "1/sqrt(d_k)" else (name, means)
+    return None, ""
 
 
 def _worked_constant(reading: ScaleReading) -> bool:
