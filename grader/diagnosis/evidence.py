@@ -775,6 +775,37 @@ def unstable_softmax(ctx: Context) -> Facts | None:
             "bad": f"{bad} of {out.numel()}", "dtype": str(probe.t["q"].dtype).removeprefix("torch.")}
 
 
+# exp(x) is exactly 0 below about -745 in float64 and -103 in float32; the margins keep a row near the
+# edge out of either set, so a row is named only where the two explanations cannot both hold.
+UNDERFLOW = {torch.float32: (95.0, 110.0), torch.float64: (730.0, 760.0)}
+
+
+def row_max_includes_future(ctx: Context) -> Facts | None:
+    """NaN exactly in the rows where the largest score is a forbidden one far above every allowed one:
+    exp(allowed - max over all positions) underflows to 0 for every allowed source, and 0 / 0 is NaN.
+    Overflow (no maximum subtracted) would put NaN where an allowed score is large instead."""
+    for probe, reply in ctx.attention(families=("rand", "worked")):
+        read = pair(reply, probe)
+        if read is None:
+            continue
+        out, _ = read
+        scores = scaled_scores(probe)
+        T = scores.shape[-1]
+        allowed = torch.ones(T, T, dtype=torch.bool).tril()
+        gap = scores.amax(-1) - scores.masked_fill(~allowed, -math.inf).amax(-1)  # (..., T)
+        nan_rows = ~torch.isfinite(out.double()).all(-1)
+        low, high = UNDERFLOW.get(probe.t["q"].dtype, UNDERFLOW[torch.float64])
+        overflow = scores.masked_fill(~allowed, -math.inf).amax(-1) > OVERFLOW.get(probe.t["q"].dtype, 88.0)
+        if not bool(nan_rows.any()) or bool((nan_rows & overflow).any()):
+            continue
+        if bool((nan_rows <= (gap > low)).all()) and bool(((gap > high) <= nan_rows).all()):
+            where = torch.nonzero(nan_rows)[0].tolist()
+            row = where[-1]
+            return {"on": inputs(probe), "bad": f"{int(nan_rows.sum())} of {nan_rows.numel()}",
+                    "row": str(row), "gap": number(round(float(gap[tuple(where)])))}
+    return None
+
+
 def dtype_downcast(ctx: Context) -> Facts | None:
     """float64 in, float32 out; or float64 out that is right only to float32's rounding."""
     precision = ctx.outcomes.get("precision")
@@ -862,13 +893,15 @@ def head_wiring(ctx: Context) -> Facts | None:
         got, mine = got.double(), mine.double()
         if not torch.allclose(mine, right, atol=1e-8) or torch.allclose(got, right, atol=1e-8):
             continue  # its causal_attention is wrong here (the attention checks say so), or the head is right
-        for order in itertools.permutations(_ROLES):
+        # Any projection in any role, one used twice included (keys from self.query, say).
+        for order in itertools.product(_ROLES, repeat=3):
             a, b, c = (proj[r] for r in order)
             if order == _ROLES or a.shape[-1] != b.shape[-1] or c.shape[-1] != right.shape[-1]:
                 continue
             if torch.allclose(expected.attention(a, b, c)[0], got, atol=1e-8):
                 given = [f"the {r} projection as the {want}" for r, want in zip(order, _ROLES, strict=True) if r != want]
-                return {"wiring": " and ".join(given), "x": str(tuple(probe.t["x"].shape))}
+                return {"wiring": " and ".join(given), "x": str(tuple(probe.t["x"].shape)),
+                        "unused": ", ".join(r for r in _ROLES if r not in order)}
     return None
 
 
@@ -880,11 +913,14 @@ def detached_graph(ctx: Context) -> Facts | None:
         missing = ["q", "k", "v"] if reply.meta.get("grad") == "detached" else reply.meta.get("grad_missing", [])
         if missing:
             return {"missing": ", ".join(missing)}
+    wiring = ctx.memo("head_wiring", lambda: head_wiring(ctx))
+    unused = set((wiring or {}).get("unused", "").split(", ")) - {""}
     for probe in ctx.obs.probes.family("head"):
         reply = ctx.obs.reply(probe.id)
         if probe.id.startswith("h.") or not reply.ok:
             continue
-        missing = reply.meta.get("grad_missing", [])
+        # A projection the head never hands to attention gets no gradient: that is its wiring, not a cut.
+        missing = [n for n in reply.meta.get("grad_missing", []) if n not in unused]
         if reply.meta.get("grad") == "detached" or missing:
             return {"missing": ", ".join(f"SingleHead.{n}" for n in missing) or "any projection"}
     return None

@@ -241,6 +241,17 @@ DECLARED: tuple[Misconception, ...] = (
         "exp of a large score overflows to inf, and inf / inf is NaN; subtracting each row's maximum before "
         "exponentiating (what torch.softmax does) leaves the shares unchanged and keeps every exponential at "
         "most one.",
+        explained_by=("row_max_includes_future",),  # NaN from underflow, not overflow
+    ),
+    Misconception(
+        "row_max_includes_future", "Subtracts a row maximum that includes forbidden scores", SHARES,
+        (behaviour(ev.row_max_includes_future),),
+        "Your {on} returned NaN in {bad} output rows, exactly the rows where a forbidden score is far above "
+        "every allowed one (at receiving position {row}, about {gap} above): after subtracting that "
+        "maximum, every allowed exponential underflows to 0, and 0 / 0 is NaN.",
+        "The maximum subtracted for stability must be taken over the allowed sources only: hide the future "
+        "(fill it with -inf) before taking the row's maximum and exponentiating, as torch.softmax does on "
+        "masked scores.",
     ),
     Misconception(
         "hard_attention", "Selects one source (argmax) instead of mixing", "Common mistakes and misconceptions",
