@@ -99,7 +99,7 @@ def inputs_unchanged(obs: Observations, tol: TolFn) -> CheckOutcome:
     return cases.outcome()
 
 
-_MISMATCH = {"batch": "batch dimensions that only broadcast", "length": "different sequence lengths for q and k",
+MISMATCH = {"batch": "batch dimensions that only broadcast", "length": "different sequence lengths for q and k",
              "width": "different query and key widths", "value_length": "a value sequence of another length",
              "value_batch": "value batch dimensions that only broadcast", "one_dim": "1-dimensional inputs"}
 
@@ -122,7 +122,7 @@ def names_shapes(message: str, probe) -> bool:
 def shape_validation(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in obs.family("shape"):
-        kind = _MISMATCH[probe.id.rsplit(".", 1)[1]]
+        kind = MISMATCH[probe.id.rsplit(".", 1)[1]]
         if not cases.check(raised(reply, "ValueError"),
                            f"With {kind} ({shapes(probe)}) causal_attention should raise ValueError naming the "
                            "shapes; " + ("it returned a result instead." if reply.ok else

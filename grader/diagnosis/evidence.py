@@ -19,6 +19,7 @@ import torch
 
 from grader.checks import expected
 from grader.checks.base import CheckOutcome
+from grader.checks.contract import MISMATCH
 from grader.checks.observations import Observations, Reply, fmt
 from grader.diagnosis.fingerprint import Compiled, StudentVector
 from grader.probes import Probe
@@ -820,8 +821,10 @@ def dtype_downcast(ctx: Context) -> Facts | None:
             return {"what": f"float64 inputs came back as {str(got.dtype).removeprefix('torch.')} ({inputs(probe)})"}
         scales = probe_scales(ctx)  # measured at the scale the code uses, so a wrong one hides nothing
         scale = scales.get(probe.id)
-        if scale is None and scales:
-            continue  # its scale could not be read: its error would be the scale's, not precision's
+        if scale is None and scales and read_scale(ctx) is not None:
+            continue  # a wrong scale elsewhere and none readable here: its error would be the scale's
+        # (With the chapter's scale wherever one was read, a probe whose scale cannot be read is held to
+        # the chapter's values: its weights are no softmax of scaled scores, which is no rounding.)
         if scale is None:
             want = probe.memo("attention", expected.attention, probe.t["q"], probe.t["k"], probe.t["v"])[0]
         else:
@@ -1000,11 +1003,13 @@ def no_shape_validation(ctx: Context) -> Facts | None:
         reply = ctx.obs.reply(probe.id)
         if probe.id.startswith("h.") or reply.error_type in PROCESS_FAILURES:
             continue
+        kind = MISMATCH.get(probe.id.rsplit(".", 1)[1], "mismatched shapes")
         if reply.ok:
-            return {"on": inputs(probe), "did": "returned a result without an error"}
+            return {"on": inputs(probe), "kind": kind, "did": "returned a result without an error"}
         if reply.error_type != "ValueError" and "ValueError" not in reply.meta.get("error_mro", []):
-            return {"on": inputs(probe), "did": f"raised {reply.error_type}, not ValueError"}
+            return {"on": inputs(probe), "kind": kind, "did": f"raised {reply.error_type}, not ValueError"}
     return None
+
 
 
 def forbidden_api(ctx: Context) -> Facts | None:

@@ -142,11 +142,12 @@ DECLARED: tuple[Misconception, ...] = (
         costs=("inputs_unchanged",),
     ),
     Misconception(
-        "no_shape_validation", "Mismatched shapes are not rejected", HEAD,
+        "no_shape_validation", "Inputs of the wrong shape are not refused with ValueError", HEAD,
         (contract(ev.no_shape_validation), FINGERPRINT),
-        "Your {on} {did}.",
-        "Leading dimensions are independent batch items and must be identical for q, k and v; a mismatch "
-        "must raise ValueError naming the shapes instead of broadcasting unrelated batches together.",
+        "Your {on} ({kind}) {did}.",
+        "q, k and v need at least two dimensions (positions, features), and their leading dimensions are "
+        "independent batch items that must be identical; any other input must raise ValueError naming the "
+        "shapes instead of broadcasting unrelated batches together or failing somewhere else.",
         costs=("shape_validation",),
     ),
     # ---- the mask

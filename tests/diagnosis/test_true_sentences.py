@@ -100,13 +100,18 @@ def test_a_row_maximum_over_every_position_is_not_told_to_subtract_the_row_maxim
 
 
 def test_a_value_error_without_shapes_is_not_told_shapes_are_not_rejected(tmp_path, sandbox):
+    """Every mismatch raises ValueError (without the shapes); only 1-D inputs get through, to an IndexError."""
     path = student_file(tmp_path, "no_shapes", (
+        'if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:\n        raise ValueError(f"q, k and v need at least 2 dims '
+        '(positions, features); got {shapes}")\n    ', ""), (
         'raise ValueError(\n            f"q, k and v must share batch dims and sequence length T (square '
         'self-attention); got {shapes}"\n        )', 'raise ValueError("shapes do not match")'))
     for report in (self_check(path, sandbox=sandbox, hint_state_path=tmp_path / "h.json"),
                    grade_file(path, sandbox=sandbox, secret=SECRET)):
         assert "Mismatched shapes are not rejected" not in everything(report)
         assert check_of(report, "shape_validation").status == "failed"
+        found = [d for d in report.diagnoses if d.id == "no_shape_validation"]
+        assert found and "1-dimensional inputs" in found[0].message, [d.message for d in report.diagnoses]
 
 
 # ---------------------------------------------------------------- (e), (f) exactness and precision told truly
