@@ -20,11 +20,16 @@ import torch
 from grader.checks import expected
 from grader.checks.base import CheckOutcome
 from grader.checks.contract import MISMATCH
-from grader.checks.observations import Observations, Reply, fmt
+from grader.checks.observations import NOT_RAISED, Observations, Reply, fmt, value_width_split
+from grader.checks.observations import at_line as observed_at_line
+from grader.checks.observations import source_line as observed_line
 from grader.diagnosis.fingerprint import Compiled, StudentVector
 from grader.probes import Probe
 
 Facts = dict[str, str]
+# The fact that names the probe a message quotes, for the claims that check it (grader/diagnosis/claims.py);
+# no message template uses it, so no probe id reaches a student.
+PROBE = "_probe"
 
 # A reply's weights count as a row softmax when rows sum to one this closely.
 SUM_ATOL = 1e-6
@@ -41,6 +46,7 @@ class Context:
     obs: Observations
     outcomes: dict[str, CheckOutcome]
     fingerprints: dict[str, Compiled] = field(default_factory=dict)  # Catalogue.compiled()
+    refused: dict[str, list[str]] = field(default_factory=dict)  # misconception id -> claims its evidence refuted
     _memo: dict = field(default_factory=dict)
 
     def memo(self, key: str, compute):
@@ -140,19 +146,11 @@ def scaled_scores(probe: Probe) -> torch.Tensor:
 
 
 def source_line(obs: Observations, lineno: int | None) -> str | None:
-    if not lineno:
-        return None
-    lines = obs.source.splitlines()
-    if 1 <= lineno <= len(lines) and lines[lineno - 1].strip():
-        return lines[lineno - 1].strip()[:120]
-    return None
+    return observed_line(obs.source, lineno)
 
 
 def at_line(obs: Observations, lineno: int | None) -> str:
-    line = source_line(obs, lineno)
-    if not lineno:
-        return ""
-    return f" at line {lineno}" + (f" (`{line}`)" if line else "")
+    return observed_at_line(obs.source, lineno)
 
 
 def load_failure(obs: Observations, kinds: tuple[str, ...]) -> Reply | None:
@@ -413,7 +411,7 @@ def _mask_facts(ctx: Context, name: str) -> Facts | None:
     probe, w = seen
     article = "an" if str(w.shape[0])[0] == "8" or w.shape[0] in (11, 18) else "a"
     where = "the worked example" if probe.id == "we" else f"{article} {w.shape[0]}-position probe"
-    return {"where": where, "row0": fmt(w[0]), "row_last": fmt(w[-1]), "sums": fmt(w.sum(-1))}
+    return {"where": where, "row0": fmt(w[0]), "row_last": fmt(w[-1]), "sums": fmt(w.sum(-1)), PROBE: probe.id}
 
 
 def zero_fill_value(probe: Probe, w: torch.Tensor, scale: float | None) -> float | None:
@@ -680,6 +678,7 @@ def scale_facts(reading: ScaleReading) -> Facts:
         "means": reading.means,
         "right": number(reading.right),
         "direction": direction,
+        PROBE: reading.probe.id,
     }
 
 
@@ -725,7 +724,7 @@ def hardcoded_shape(ctx: Context) -> Facts | None:
         what += f" (T = {', '.join(map(str, seen))})" if seen else ""
         if shown is not None:
             p, r = shown
-            what += f" failed, the first ({inputs(p)}) with {r.error_type}: {(r.error or '').strip()[:200]}"
+            what += f" failed, the first ({inputs(p)}) with {r.error_type}{r.where}: {(r.error or '').strip()[:200]}"
         else:
             what += f" failed with {crashed[0][1].error_type}"
         return {"what": what}
@@ -750,6 +749,32 @@ def hardcoded_shape(ctx: Context) -> Facts | None:
     return None
 
 
+def value_width_assumed(ctx: Context) -> Facts | None:
+    """Raised on exactly the calls whose d_v differs from d_k (Observations.value_width_split)."""
+    split = value_width_split(ctx.obs)
+    if split is None:
+        return None
+    ran, raised = split
+    probe, reply = raised[0]
+    z = sizes(probe)
+    worked = ", the worked example among them," if any(p.id == "we" for p in ran) else ""
+    return {"ran": str(len(ran)), "worked": worked, "on": inputs(probe), "d_v": str(z["d_v"]), "d_k": str(z["d_k"]),
+            "raised": reply.raised.strip()[:300], PROBE: probe.id}
+
+
+def call_raises(ctx: Context) -> Facts | None:
+    """A call on inputs the contract allows raised an exception of the submission's own."""
+    calls = [(p, ctx.obs.reply(p.id)) for p in ctx.obs.probes.probes if not p.id.startswith("h.")
+             and p.family != "shape" and p.call.meta.get("target") in ("attention", "head")]
+    raised = [(p, r) for p, r in calls if not r.ok and r.error_type not in NOT_RAISED
+              and not (r.error or "").startswith("not run")]
+    if not raised:
+        return None
+    probe, reply = raised[0]
+    share = "Every call" if len(raised) == len(calls) else f"{len(raised)} of {len(calls)} calls"
+    return {"on": inputs(probe), "raised": reply.raised.strip()[:300], "share": share, PROBE: probe.id}
+
+
 # ---------------------------------------------------------------- numerics
 
 
@@ -772,7 +797,7 @@ def unstable_softmax(ctx: Context) -> Facts | None:
         return None
     probe, out, top = overflowed
     bad = int((~torch.isfinite(out)).sum())
-    return {"at": f"{inputs(probe)}, where scores reach about {number(round(top))}",
+    return {"at": f"{inputs(probe)}, where scores reach about {number(round(top))}", PROBE: probe.id,
             "bad": f"{bad} of {out.numel()}", "dtype": str(probe.t["q"].dtype).removeprefix("torch.")}
 
 
@@ -802,7 +827,7 @@ def row_max_includes_future(ctx: Context) -> Facts | None:
         if bool((nan_rows <= (gap > low)).all()) and bool(((gap > high) <= nan_rows).all()):
             where = torch.nonzero(nan_rows)[0].tolist()
             row = where[-1]
-            return {"on": inputs(probe), "bad": f"{int(nan_rows.sum())} of {nan_rows.numel()}",
+            return {"on": inputs(probe), "bad": f"{int(nan_rows.sum())} of {nan_rows.numel()}", PROBE: probe.id,
                     "row": str(row), "gap": number(round(float(gap[tuple(where)])))}
     return None
 
@@ -903,7 +928,7 @@ def head_wiring(ctx: Context) -> Facts | None:
                 continue
             if torch.allclose(expected.attention(a, b, c)[0], got, atol=1e-8):
                 given = [f"the {r} projection as the {want}" for r, want in zip(order, _ROLES, strict=True) if r != want]
-                return {"wiring": " and ".join(given), "x": str(tuple(probe.t["x"].shape)),
+                return {"wiring": " and ".join(given), "x": str(tuple(probe.t["x"].shape)), PROBE: probe.id,
                         "unused": ", ".join(r for r in _ROLES if r not in order)}
     return None
 
@@ -1005,9 +1030,10 @@ def no_shape_validation(ctx: Context) -> Facts | None:
             continue
         kind = MISMATCH.get(probe.id.rsplit(".", 1)[1], "mismatched shapes")
         if reply.ok:
-            return {"on": inputs(probe), "kind": kind, "did": "returned a result without an error"}
+            return {"on": inputs(probe), "kind": kind, "did": "returned a result without an error", PROBE: probe.id}
         if reply.error_type != "ValueError" and "ValueError" not in reply.meta.get("error_mro", []):
-            return {"on": inputs(probe), "kind": kind, "did": f"raised {reply.error_type}, not ValueError"}
+            return {"on": inputs(probe), "kind": kind, "did": f"raised {reply.error_type}, not ValueError",
+                    PROBE: probe.id}
     return None
 
 
