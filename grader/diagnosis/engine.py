@@ -89,4 +89,6 @@ def diagnose(obs: Observations, outcomes: dict[str, CheckOutcome], catalogue: Ca
         f.points = points_lost(f, outcomes, lost)
     findings.sort(key=lambda f: (-f.points, STRENGTH[f.kind], order[f.misconception.id]))
     return [Diagnosis(id=f.misconception.id, title=f.misconception.title, message=message(f),
-                      section=f.misconception.section) for f in findings[:MAX_DIAGNOSES]]
+                      section=f.misconception.section, cards=list(f.misconception.cards),
+                      quiz=list(f.misconception.quiz))
+            for f in findings[:MAX_DIAGNOSES]]

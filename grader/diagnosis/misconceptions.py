@@ -52,6 +52,9 @@ class Misconception:
     costs: tuple[str, ...] = ALL
     explained_by: tuple[str, ...] = ()  # named only when none of these is
     claims: tuple[cl.Claim, ...] = ()  # what `says` asserts, checked against the evidence before it is printed
+    # The recall cards and quiz items on its idea (ids in grader/data/quiz.json; a test checks each one).
+    cards: tuple[str, ...] = ()
+    quiz: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         assert all(e.kind in STRENGTH for e in self.evidence), self.id
@@ -162,6 +165,7 @@ DECLARED: tuple[Misconception, ...] = (
         "Only a score of negative infinity has exponential zero, so only -inf blocks a source; rows still sum "
         "to one, which is why normalisation alone misses this.",
         claims=cl.MASK_LEAK,
+        cards=('card-mask-negative-infinity',), quiz=('zero-queries',),
     ),
     Misconception(
         "out_not_from_weights", "The output is not the weights times the values", DELIVER,
@@ -171,6 +175,7 @@ DECLARED: tuple[Misconception, ...] = (
         "Output row i blends the value vectors with the shares in row i: out = weights @ v, with the same "
         "masked weights you return, so whatever the weights hide the output cannot use.",
         costs=("worked_example", "zero_queries", "value_intervention", "leak_intervention", "random_probes"),
+        cards=('card-mechanism-roles', 'card-value-separation'), quiz=('what-mixes', 'value-change'),
     ),
     Misconception(
         "mask_after_softmax", "Masks after softmax without renormalising", SHARES,
@@ -179,12 +184,14 @@ DECLARED: tuple[Misconception, ...] = (
         "counted them in the denominator.",
         "Mask the scores before softmax; the allowed shares then sum to one and cannot depend on future scores.",
         claims=cl.ROWS_SHORT,
+        cards=('card-mask-before-softmax',), quiz=('row-sums-vs-causality',),
     ),
     Misconception(
         "no_mask", "No causal mask", HIDE, (behaviour(ev.mask_reader("no_mask")), FINGERPRINT),
         "Your first weight row is {row0} on {where}: the first position took shares from sources after it.",
         "Row i may use sources 0..i only; without a mask, earlier outputs change when a later input changes.",
         claims=cl.MASK_LEAK,
+        cards=('card-causality-test',), quiz=('row-sums-vs-causality',),
     ),
     Misconception(
         "wrong_mask_direction", "Keeps the upper triangle instead of the lower", HIDE,
@@ -192,6 +199,7 @@ DECLARED: tuple[Misconception, ...] = (
         "Your first weight row is {row0} and your last is {row_last} on {where}: the allowed triangle is flipped.",
         "With rows as receiving positions, the allowed sources form the lower triangle including the diagonal.",
         claims=cl.MASK_LEAK,
+        cards=('card-causality-test',),
     ),
     Misconception(
         "diagonal_excluded", "Masks the diagonal too", HIDE,
@@ -199,6 +207,7 @@ DECLARED: tuple[Misconception, ...] = (
         "Your first weight row is {row0} on {where}: with the diagonal masked, the first position has no "
         "allowed source at all.",
         "Seeing the current input token does not reveal the next-token target, so the diagonal is allowed.",
+        cards=('card-mask-diagonal',), quiz=('diagonal',),
     ),
     Misconception(
         "future_offset", "Each position also sees positions after it", HIDE,
@@ -206,6 +215,7 @@ DECLARED: tuple[Misconception, ...] = (
         "Your first weight row is {row0} on {where}: each position also takes a share of {ahead}.",
         "Row i may use positions up to and including i, never i + 1: that is the token it must predict.",
         claims=cl.MASK_LEAK,
+        cards=('card-causality-test',), quiz=('diagonal',),
     ),
     Misconception(
         "batch_mixing", "Batch items attend to each other", TRAINABLE, (behaviour(ev.batch_mixing), FINGERPRINT),
@@ -213,6 +223,7 @@ DECLARED: tuple[Misconception, ...] = (
         "Leading dimensions hold independent examples: each must be computed as if it were alone, so "
         "flattening batch and time into one sequence (in either order) lets items see each other.",
         explained_by=("softmax_wrong_axis",),  # a softmax over the batch axis mixes items too
+        cards=('card-causality-test',),
     ),
     # ---- the scores and the softmax
     Misconception(
@@ -220,6 +231,7 @@ DECLARED: tuple[Misconception, ...] = (
         "Your weights of shape {shape} sum to one along dim {dim}, {axis}, not along the sources.{only}",
         "Each row of weights is a distribution over the sources one receiving position may use: softmax runs "
         "along dim=-1.",
+        quiz=('softmax-axis',),
     ),
     Misconception(
         "missing_scale", "Scores not divided by sqrt(d_k)", MATCH, (behaviour(ev.missing_scale), FINGERPRINT),
@@ -227,6 +239,7 @@ DECLARED: tuple[Misconception, ...] = (
         "1/sqrt(d_k) = {right}, so your scores are {direction}.",
         "Dividing q.k by sqrt(d_k) keeps the scores' variance from growing with d_k.",
         claims=cl.SCALE,
+        cards=('card-mechanism-scaling',), quiz=('scaling',),
     ),
     Misconception(
         "wrong_scale", "Scores scaled by something other than 1/sqrt(d_k)", MATCH,
@@ -236,6 +249,7 @@ DECLARED: tuple[Misconception, ...] = (
         "The chapter divides q.k by the square root of d_k, the width of the vectors in the dot product, because "
         "its variance grows with d_k.",
         claims=cl.SCALE,
+        cards=('card-mechanism-scaling',), quiz=('scaling',),
     ),
     # ---- sizes written as numbers: after the bugs that are wrong at every length
     Misconception(
@@ -253,6 +267,7 @@ DECLARED: tuple[Misconception, ...] = (
         "The value width d_v is v.shape[-1] and need not equal d_k: weights (..., T, T) times v (..., T, d_v) give "
         "out (..., T, d_v), so nothing after the scores depends on q's width.",
         claims=cl.RAISED,
+        cards=('card-mechanism-roles',), quiz=('what-mixes',),
     ),
     Misconception(
         "unstable_softmax", "Softmax overflows on large scores", SHARES,
@@ -281,6 +296,7 @@ DECLARED: tuple[Misconception, ...] = (
         "Your weights are one-hot: the last row of a {T}-position probe is {row_last}.",
         "Softmax attention mixes every permitted value by its share; an argmax selects one and passes no "
         "gradient to the queries and keys.",
+        cards=('card-mechanism-worked-example',), quiz=('explain-it-back',),
     ),
     Misconception(
         "call_raises", "A call raises an error", "Common mistakes and misconceptions",
@@ -303,6 +319,7 @@ DECLARED: tuple[Misconception, ...] = (
         "what gets mixed: causal_attention(self.query(x), self.key(x), self.value(x)), in that order.",
         costs=("single_head",),
         claims=cl.HEAD_DIFFERS,
+        cards=('card-mechanism-roles',), quiz=('what-mixes',),
     ),
     Misconception(
         "detached_graph", "Part of the computation is cut off from autograd", TRAINABLE,

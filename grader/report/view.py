@@ -261,3 +261,14 @@ def report_filename(submission: str, suffix: str) -> str:
 STATUS_WORD = {"passed": "passed", "failed": "FAILED", "error": "ERROR", "skipped": "skipped"}
 TO_DO = "TO DO"  # instead of ERROR, for a check that waits for a function still raising NotImplementedError
 NO_POINTS = "no points"  # the points column of a check worth 0 (the gate computes_attention)
+
+
+def study_text(d) -> str:
+    """Where to practise a diagnosis's idea: its recall cards and quiz items, or "" when it declares none."""
+    parts = []
+    if d.cards:
+        parts.append(f"recall card{'s' if len(d.cards) > 1 else ''} {', '.join(d.cards)} (`grader cards` shows "
+                     f"{'them' if len(d.cards) > 1 else 'it'} first)")
+    if d.quiz:
+        parts.append(f"quiz item{'s' if len(d.quiz) > 1 else ''} {', '.join(d.quiz)} (`grader quiz`)")
+    return f"Practise the idea: {'; '.join(parts)}." if parts else ""
