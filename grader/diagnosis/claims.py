@@ -21,12 +21,12 @@ from grader.diagnosis.evidence import PROBE, Context, Facts
 
 
 @dataclass(frozen=True)
-class Claim:
+class Premise:
     asserts: str  # what the message says, in words: the record of a refusal reads it
     holds: Callable[[Context, Facts], bool]
 
 
-def refused(claims: tuple[Claim, ...], ctx: Context, facts: Facts) -> list[str]:
+def refused(claims: tuple[Premise, ...], ctx: Context, facts: Facts) -> list[str]:
     """What a message would assert that its evidence contradicts (empty: it may be printed)."""
     return [c.asserts for c in (*EVERY, *claims) if not c.holds(ctx, facts)]
 
@@ -53,8 +53,8 @@ def no_hidden_probe(ctx: Context, facts: Facts) -> bool:
     return not facts.get(PROBE, "").startswith("h.")
 
 
-EVERY = (Claim("every line it quotes is that line of the file", lines_are_the_files),
-         Claim("it quotes only probes a student may see", no_hidden_probe))
+EVERY = (Premise("every line it quotes is that line of the file", lines_are_the_files),
+         Premise("it quotes only probes a student may see", no_hidden_probe))
 
 
 # ---------------------------------------------------------------- the scale
@@ -78,7 +78,7 @@ def scale_is_measured_and_wrong(ctx: Context, facts: Facts) -> bool:
         not math.isclose(measured, right, rel_tol=1e-4)
 
 
-SCALE = (Claim("the scale it quotes is the file's, and differs from 1/sqrt(d_k)", scale_is_measured_and_wrong),)
+SCALE = (Premise("the scale it quotes is the file's, and differs from 1/sqrt(d_k)", scale_is_measured_and_wrong),)
 
 
 # ---------------------------------------------------------------- the mask
@@ -105,9 +105,9 @@ def rows_fall_short(ctx: Context, facts: Facts) -> bool:
     return w is not None and facts.get("sums") == ev.fmt(w.sum(-1)) and bool((w.sum(-1) < 1 - ev.SUM_ATOL).any())
 
 
-MASK_LEAK = (Claim("the weight row it quotes is the file's", row_quoted_is_the_files),
-             Claim("a source after its receiver gets a share", future_gets_a_share))
-ROWS_SHORT = (Claim("the row sums it quotes are the file's, and some fall short of one", rows_fall_short),)
+MASK_LEAK = (Premise("the weight row it quotes is the file's", row_quoted_is_the_files),
+             Premise("a source after its receiver gets a share", future_gets_a_share))
+ROWS_SHORT = (Premise("the row sums it quotes are the file's, and some fall short of one", rows_fall_short),)
 
 
 # ---------------------------------------------------------------- calls that raised or returned NaN
@@ -132,9 +132,9 @@ def quoted_output_not_finite(ctx: Context, facts: Facts) -> bool:
     return out is not None and not bool(torch.isfinite(out).all())
 
 
-RAISED = (Claim("the call it quotes raised what it says", quoted_call_raised),)
-NOT_REFUSED = (Claim("the call it quotes was not refused with ValueError", quoted_call_was_not_refused),)
-NOT_FINITE = (Claim("the call it quotes returned NaN or inf", quoted_output_not_finite),)
+RAISED = (Premise("the call it quotes raised what it says", quoted_call_raised),)
+NOT_REFUSED = (Premise("the call it quotes was not refused with ValueError", quoted_call_was_not_refused),)
+NOT_FINITE = (Premise("the call it quotes returned NaN or inf", quoted_output_not_finite),)
 
 
 # ---------------------------------------------------------------- the head and the gradients
@@ -171,6 +171,6 @@ def float32_level_everywhere(ctx: Context, facts: Facts) -> bool:
     return True
 
 
-HEAD_DIFFERS = (Claim("the head's output differs from the chapter's", head_output_differs),)
-CUT = (Claim("a projection said to get no gradient is one the head uses", missing_gradients_are_cuts),)
-FLOAT32 = (Claim("no float64 result is further off than float32 rounding", float32_level_everywhere),)
+HEAD_DIFFERS = (Premise("the head's output differs from the chapter's", head_output_differs),)
+CUT = (Premise("a projection said to get no gradient is one the head uses", missing_gradients_are_cuts),)
+FLOAT32 = (Premise("no float64 result is further off than float32 rounding", float32_level_everywhere),)

@@ -51,7 +51,7 @@ class Misconception:
     explains: str = ""  # the chapter's reason, true of any file with this misconception
     costs: tuple[str, ...] = ALL
     explained_by: tuple[str, ...] = ()  # named only when none of these is
-    claims: tuple[cl.Claim, ...] = ()  # what `says` asserts, checked against the evidence before it is printed
+    claims: tuple[cl.Premise, ...] = ()  # what `says` asserts, checked against the evidence before it is printed
     # The recall cards and quiz items on its idea (ids in grader/data/quiz.json; a test checks each one).
     cards: tuple[str, ...] = ()
     quiz: tuple[str, ...] = ()

@@ -76,7 +76,7 @@ def test_a_line_the_file_does_not_have_is_refused(observe):
 
 def test_every_claim_a_declaration_names_is_a_claim_and_no_template_prints_the_probe():
     for m in mc.DECLARED:
-        assert all(isinstance(c, claims.Claim) and c.asserts for c in m.claims), m.id
+        assert all(isinstance(c, claims.Premise) and c.asserts for c in m.claims), m.id
         assert "{" + PROBE + "}" not in m.says and PROBE not in m.explains, m.id
 
 
