@@ -299,18 +299,6 @@ DECLARED: tuple[Misconception, ...] = (
         cards=('card-mechanism-worked-example',), quiz=('explain-it-back',),
     ),
     Misconception(
-        "call_raises", "A call raises an error", "Common mistakes and misconceptions",
-        (behaviour(ev.call_raises),),
-        "{share} raised an error; the first, your {on}, raised {raised}.",
-        "Every input the contract allows must return (out, weights): the line quoted is where your own code "
-        "raised, even when the error comes from inside torch.",
-        # Named only when no diagnosis says why it raised.
-        explained_by=("hardcoded_shape", "value_width_assumed", "not_implemented", "forbidden_api",
-                      "wrong_return_type", "timeout", "memory_limit", "process_exit", "import_error",
-                      "missing_function", "syntax_error"),
-        claims=cl.RAISED,
-    ),
-    Misconception(
         "head_wiring", "SingleHead passes its projections in the wrong roles", TRAINABLE,
         (behaviour(ev.head_wiring),),
         "Your SingleHead's output on x {x} is attention with {wiring}, while your causal_attention itself is "
@@ -337,6 +325,19 @@ DECLARED: tuple[Misconception, ...] = (
         "Float32 carries about 7 significant digits and float64 about 16, so any step computed in float32 (a "
         "cast, a float32 constant, a float32 softmax) leaves about nine of the caller's digits behind.",
         claims=cl.FLOAT32,
+    ),
+    # ---- last: a crash no other diagnosis explains
+    Misconception(
+        "call_raises", "A call raises an error", "Common mistakes and misconceptions",
+        (behaviour(ev.call_raises),),
+        "{share} raised an error; the first, your {on}, raised {raised}.",
+        "Every input the contract allows must return (out, weights): the line quoted is where your own code "
+        "raised, even when the error comes from inside torch.",
+        # Named only when no diagnosis says why it raised.
+        explained_by=("hardcoded_shape", "value_width_assumed", "not_implemented", "forbidden_api",
+                      "wrong_return_type", "timeout", "memory_limit", "process_exit", "import_error",
+                      "missing_function", "syntax_error", "head_wiring"),
+        claims=cl.RAISED,
     ),
 )
 
