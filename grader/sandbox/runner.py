@@ -169,7 +169,7 @@ def _student_line(exc: BaseException, path: str | None) -> int | None:
         if path is not None and tb.tb_frame.f_code.co_filename == path:
             lineno = tb.tb_lineno
         tb = tb.tb_next
-    return lineno if isinstance(lineno, int) else None
+    return lineno if isinstance(lineno, int) and 1 <= lineno <= 1_000_000 else None  # what ReplyMeta accepts
 
 
 def load_module(path: str, name: str = "submission") -> tuple[ModuleType | None, Frame]:
