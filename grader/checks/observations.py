@@ -185,7 +185,7 @@ def value_width_split(obs: Observations) -> tuple[list[Probe], list[tuple[Probe,
             ran.append(probe)
         elif not reply.ok and differ and reply.error_type not in NOT_RAISED:
             raised_.append((probe, reply))
-        elif not (reply.ok and differ):
+        else:
             return None  # a call that ran with d_v != d_k, or raised with d_v == d_k: not this pattern
     return (ran, raised_) if ran and raised_ else None
 

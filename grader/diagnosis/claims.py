@@ -132,7 +132,17 @@ def quoted_output_not_finite(ctx: Context, facts: Facts) -> bool:
     return out is not None and not bool(torch.isfinite(out).all())
 
 
+def every_other_width_raised(ctx: Context, facts: Facts) -> bool:
+    """"Raised on every input where d_v differs from d_k": no such public call returned."""
+    for probe, reply in ctx.attention():
+        if reply.ok and probe.t["v"].shape[-1] != probe.t["q"].shape[-1]:
+            return False
+    return True
+
+
 RAISED = (Premise("the call it quotes raised what it says", quoted_call_raised),)
+WIDTH_RAISED = (*RAISED, Premise("every public call whose d_v differs from d_k raised",
+                                 every_other_width_raised))
 NOT_REFUSED = (Premise("the call it quotes was not refused with ValueError", quoted_call_was_not_refused),)
 NOT_FINITE = (Premise("the call it quotes returned NaN or inf", quoted_output_not_finite),)
 

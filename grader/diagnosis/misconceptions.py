@@ -266,7 +266,7 @@ DECLARED: tuple[Misconception, ...] = (
         "they differ: your {on} (d_v = {d_v}, d_k = {d_k}) raised {raised}.",
         "The value width d_v is v.shape[-1] and need not equal d_k: weights (..., T, T) times v (..., T, d_v) give "
         "out (..., T, d_v), so nothing after the scores depends on q's width.",
-        claims=cl.RAISED,
+        claims=cl.WIDTH_RAISED,
         cards=('card-mechanism-roles',), quiz=('what-mixes',),
     ),
     Misconception(

@@ -144,3 +144,22 @@ def test_a_crash_only_when_d_v_differs_from_d_k_says_so(tmp_path, sandbox):
     message = report.diagnoses[0].message
     assert re.search(r"\(d_v = (\d+), d_k = (?!\1)\d+\)", message) and re.search(r"at line \d+ \(`out = weights @ v.reshape", message), \
         message
+
+
+def test_a_crash_at_one_length_is_not_blamed_on_the_value_width(tmp_path, sandbox):
+    """Found by `make accuracy` on a real file: a mask built at 8 crashed at T = 40, whose d_v differs from d_k,
+    and was told it assumes d_v = d_k although calls with d_v != d_k at T = 5 returned."""
+    path = student_file(tmp_path, "block_8", (
+        "allowed = torch.ones(t, t, dtype=torch.bool, device=q.device).tril()",
+        "allowed = torch.ones(8, 8, dtype=torch.bool, device=q.device).tril()[:t, :t]"))
+    for report in (self_check(path, sandbox=sandbox, hint_state_path=tmp_path / "h.json"),
+                   grade_file(path, sandbox=sandbox, secret=SECRET)):
+        ids = [d.id for d in report.diagnoses]
+        assert "value_width_assumed" not in ids and "hardcoded_shape" in ids, ids
+
+
+def test_a_real_head_with_a_block_size_is_not_blamed_on_the_value_width(sandbox):
+    """The real file `make accuracy` found it on: calls with d_v != d_k at T <= 8 returned."""
+    path = Path(__file__).resolve().parents[1] / "real" / "ng_video_lecture_v2_head.py"
+    ids = [d.id for d in grade_file(path, sandbox=sandbox, secret=SECRET).diagnoses]
+    assert "value_width_assumed" not in ids and "hardcoded_shape" in ids, ids
