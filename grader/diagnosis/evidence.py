@@ -818,10 +818,11 @@ def row_max_includes_future(ctx: Context) -> Facts | None:
         scores = scaled_scores(probe)
         T = scores.shape[-1]
         allowed = torch.ones(T, T, dtype=torch.bool).tril()
-        gap = scores.amax(-1) - scores.masked_fill(~allowed, -math.inf).amax(-1)  # (..., T)
+        top_allowed = torch.where(allowed, scores, -math.inf).amax(-1)  # (..., T)
+        gap = scores.amax(-1) - top_allowed
         nan_rows = ~torch.isfinite(out.double()).all(-1)
         low, high = UNDERFLOW.get(probe.t["q"].dtype, UNDERFLOW[torch.float64])
-        overflow = scores.masked_fill(~allowed, -math.inf).amax(-1) > OVERFLOW.get(probe.t["q"].dtype, 88.0)
+        overflow = top_allowed > OVERFLOW.get(probe.t["q"].dtype, 88.0)
         if not bool(nan_rows.any()) or bool((nan_rows & overflow).any()):
             continue
         if bool((nan_rows <= (gap > low)).all()) and bool(((gap > high) <= nan_rows).all()):
