@@ -25,6 +25,7 @@ def _check(args) -> int:
             return 2
         return _watch(args)
     report = self_check(Path(args.file), hint_state_path=paths.hint_state())
+    _record_cards(report)
     if args.json:
         print(report.model_dump_json(indent=2))
     else:
@@ -52,6 +53,13 @@ def _percent(text: str) -> float:
     if not 0 <= value <= 100:
         raise argparse.ArgumentTypeError("a percentage of the maximum score, between 0 and 100")
     return value
+
+
+def _record_cards(report) -> None:
+    """The recall cards of what this check found, for `grader cards` to review first."""
+    from grader.quiz.cards import recent_path, record_recent
+
+    record_recent([c for d in report.diagnoses for c in d.cards], recent_path())
 
 
 def _line(text: str) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from grader.checks.base import CheckOutcome
 from grader.checks.observations import Observations
+from grader.diagnosis import claims
 from grader.diagnosis.catalogue import Catalogue
 from grader.diagnosis.evidence import Context, Facts, matches_fingerprint
 from grader.diagnosis.misconceptions import ALL, MISCONCEPTIONS, STRENGTH, Misconception
@@ -41,6 +42,9 @@ def find(ctx: Context, declared: dict[str, Misconception] = MISCONCEPTIONS) -> l
                 facts = {} if matches_fingerprint(ctx, m.id, MATCH_THRESHOLD) else None
             else:
                 facts = e.read(ctx)
+            if facts is not None and e.read is not None and (refusal := claims.refused(m.claims, ctx, facts)):
+                ctx.refused[m.id] = refusal  # its evidence contradicts what its message would say: not printed
+                break
             if facts is not None:
                 found.append(Finding(m, e.kind, facts))
                 break
@@ -85,4 +89,6 @@ def diagnose(obs: Observations, outcomes: dict[str, CheckOutcome], catalogue: Ca
         f.points = points_lost(f, outcomes, lost)
     findings.sort(key=lambda f: (-f.points, STRENGTH[f.kind], order[f.misconception.id]))
     return [Diagnosis(id=f.misconception.id, title=f.misconception.title, message=message(f),
-                      section=f.misconception.section) for f in findings[:MAX_DIAGNOSES]]
+                      section=f.misconception.section, cards=list(f.misconception.cards),
+                      quiz=list(f.misconception.quiz))
+            for f in findings[:MAX_DIAGNOSES]]

@@ -30,6 +30,7 @@ from grader.report.view import (
     score_line,
     shown_checks,
     status_word,
+    study_text,
     to_do,
     truncate,
 )
@@ -101,6 +102,7 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
         top = report.diagnoses[0]
         out += [f"Diagnosis: {printable(top.title)}", f"  {printable(top.message)}",
                 f"  Reread: {printable(top.section)}"]
+        out += [f"  {printable(study)}"] if (study := study_text(top)) else []
         out += [f"Also possible: {printable(d.title)} (reread: {printable(d.section)})"
                 for d in report.diagnoses[1:]]
         out.append("")
@@ -158,7 +160,8 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
     if report.diagnoses:
         top = report.diagnoses[0]
         body = Group(Text(printable(top.message)),
-                     Text.assemble(("Reread: ", "bold"), (printable(top.section), "italic")))
+                     Text.assemble(("Reread: ", "bold"), (printable(top.section), "italic")),
+                     *([Text(printable(study), style="dim")] if (study := study_text(top)) else []))
         console.print(Panel(body, title=Text(printable(top.title), style="bold"), border_style="red",
                             title_align="left"))
         for d in report.diagnoses[1:]:

@@ -277,3 +277,14 @@ def adjustment_text(a: Adjustment, report: Report) -> str:
     if a.target == "total" and a.now is not None:
         return f"Total set to {score_text(a.now)} (it was {score_text(a.was or 0)}). {a.reason}"
     return f"{'Your total' if a.target == 'total' else 'A check not shown here'} was adjusted. {a.reason}"
+
+
+def study_text(d) -> str:
+    """Where to practise a diagnosis's idea: its recall cards and quiz items, or "" when it declares none."""
+    parts = []
+    if d.cards:
+        parts.append(f"recall card{'s' if len(d.cards) > 1 else ''} {', '.join(d.cards)} (`grader cards` shows "
+                     f"{'them' if len(d.cards) > 1 else 'it'} first)")
+    if d.quiz:
+        parts.append(f"quiz item{'s' if len(d.quiz) > 1 else ''} {', '.join(d.quiz)} (`grader quiz`)")
+    return f"Practise the idea: {'; '.join(parts)}." if parts else ""

@@ -113,7 +113,7 @@ def _report(
     return CheckReport(
         **common,
         score=_score(check, outcome),
-        feedback=_feedback(check, outcome),
+        feedback=_feedback(check, outcome, spec.passed),
         expected=outcome.expected,
         observed=outcome.observed,
         # A hint is about what the check found; a check that could not run (the file does not
@@ -133,9 +133,11 @@ def _score(check: RubricCheck, outcome: CheckOutcome) -> float:
     return 0.0
 
 
-def _feedback(check: RubricCheck, outcome: CheckOutcome) -> str:
+def _feedback(check: RubricCheck, outcome: CheckOutcome, declared_passed: str) -> str:
     override = check.feedback
     if outcome.status == "passed":
+        if outcome.feedback != declared_passed:
+            return outcome.feedback  # passed with words of its own about this file: no fixed text is as true
         return (override and override.passed) or outcome.feedback
     # The check's own message names the row, the probe or what raised, which no fixed text can.
     # A check that could not run ("error") says so itself; the rubric's text describes a failure.
