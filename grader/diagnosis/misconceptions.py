@@ -14,7 +14,9 @@ Evidence kinds, strongest first:
               recorded by `python -m grader catalogue` into grader/data/catalogue.json)
 
 `costs` lists the checks a misconception makes fail; diagnoses are ranked by the points lost on
-them (ALL: every check), so a 2-point contract slip never headlines over wrong math.
+them (ALL: every check), so a 2-point contract slip never headlines over wrong math. A `stub`
+(a function still raising NotImplementedError) costs only the checks waiting for it, and comes after
+every bug in code the student wrote: it is a TO DO line, never the headline over a written bug.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class Misconception:
     explains: str = ""  # the chapter's reason, true of any file with this misconception
     costs: tuple[str, ...] = ALL
     explained_by: tuple[str, ...] = ()  # named only when none of these is
+    stub: bool = False  # names code not written yet, not a bug: ranked after every bug in written code
 
     def __post_init__(self) -> None:
         assert all(e.kind in STRENGTH for e in self.evidence), self.id
@@ -109,6 +112,7 @@ DECLARED: tuple[Misconception, ...] = (
     Misconception(
         "not_implemented", "Not implemented yet", HEAD, (file(ev.not_implemented), FINGERPRINT),
         "{what}. {next}",
+        stub=True,
     ),
     # ---- the calling contract
     Misconception(

@@ -16,10 +16,11 @@ from grader.report.view import (
     NO_POINTS,
     Audience,
     cap_line,
+    costliest_first,
+    finding_line,
     headline,
     held_back_note,
     isolation_text,
-    needs_work,
     not_written_text,
     points_formatter,
     points_text,
@@ -69,11 +70,17 @@ def render_terminal(report: Report, *, console: Console | None = None, audience:
         _render_rich(report, console, audience, checks, held_back, points, fmt, details)
 
 
-def _more(checks: list[CheckReport], details: int) -> str | None:
-    rest = len(needs_work(checks)) - details
-    if rest <= 0 or details == 0:
-        return None
-    return f"{rest} more check(s) need work; the --html and --markdown reports explain each one."
+def _spelled_out(checks: list[CheckReport], details: int) -> list[CheckReport]:
+    return costliest_first(checks)[:details]
+
+
+def _more(checks: list[CheckReport], details: int) -> list[str]:
+    """One line for each failing check not spelled out: what it found (every failing check is named)."""
+    rest = costliest_first(checks)[details:]
+    if not rest or details == 0:
+        return []
+    return [f"{status_word(c)}: {printable(c.title)}: {printable(finding_line(c))}" for c in rest] + [
+        "The --html and --markdown reports explain each one, with its numbers and hints."]
 
 
 def _failure_lines(c: CheckReport) -> list[tuple[str, str]]:
@@ -109,7 +116,7 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
         out.append(f"  ({held_back_note(report, audience, published=False)})")
     if waiting := not_written_text(checks):
         out += ["", waiting]
-    for c in needs_work(checks)[:details]:
+    for c in _spelled_out(checks, details):
         out += ["", f"{status_word(c)}: {_label(c, audience)}"]
         for label, text in _failure_lines(c):
             # Continuation lines keep the value column, so a multi-line message still reads as one.
@@ -117,7 +124,7 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
             text = text.replace("\n", "\n" + indent)
             out.append(f"  {label + ':':<9} {text}" if label else f"  {text}")
     if more := _more(checks, details):
-        out += ["", more]
+        out += ["", *more]
     rt = report.runtime
     out += ["", f"Isolation: {printable(isolation_text(rt.isolation))}; wall time {rt.wall_s:.2f} s"]
     if rt.output:
@@ -160,7 +167,7 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
     elif not problems(checks):
         console.print(Panel(Text(headline(report, checks, pictures=False, held_back=held_back)),
                             border_style="green"))
-    for c in needs_work(checks)[:details]:
+    for c in _spelled_out(checks, details):
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="bold", no_wrap=True)
         grid.add_column()
@@ -168,8 +175,8 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
             grid.add_row(label, Text(text))
         console.print(Text(f"{_SYMBOL[c.status]} {_label(c, audience)}", style=_STYLE[c.status]))
         console.print(Padding(grid, (0, 0, 0, 2)))
-    if more := _more(checks, details):
-        console.print(Text(more, style="dim"))
+    for line in _more(checks, details):
+        console.print(Text(line, style="dim"))
     rt = report.runtime
     console.print(Text(f"isolation: {printable(isolation_text(rt.isolation))}   wall time {rt.wall_s:.2f} s",
                        style="dim"))

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePath
 
 from grader.report.models import CheckReport, GroupTotal, Report
-from grader.rubric.results import apply_ceiling, binding_band
+from grader.rubric.results import CAP_NOTE, apply_ceiling, binding_band
 from grader.vocabulary import Audience
 
 OUTPUT_LIMIT = 2000  # characters of the submission's own printing shown back; it can be anything
@@ -122,6 +122,23 @@ def to_do(c: CheckReport) -> bool:
 def needs_work(checks: Sequence[CheckReport]) -> list[CheckReport]:
     """The problems worth a section of their own: not the checks waiting for a function to be written."""
     return [c for c in problems(checks) if not to_do(c)]
+
+
+def costliest_first(checks: Sequence[CheckReport]) -> list[CheckReport]:
+    """Checks that need work, the most points lost first (rubric order among equals): a screenful
+    that spells out only some of them spells out the ones that cost most."""
+    return sorted(needs_work(checks), key=lambda c: -(c.max_score - c.score))
+
+
+def finding_line(c: CheckReport) -> str:
+    """What the check found, in one sentence: its own finding (the line after the rubric's description
+    of the check), without the severity note."""
+    lines = [line for line in CAP_NOTE.sub("", c.feedback).splitlines() if line.strip()]
+    text = (lines[1] if len(lines) > 1 else lines[0]) if lines else ""
+    return _SENTENCE_END.split(text, maxsplit=1)[0]
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
 def status_word(c: CheckReport) -> str:

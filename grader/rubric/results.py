@@ -40,7 +40,7 @@ class GroupTotal(Model):
 
 # Statuses whose ceiling holds: an error's only where the rubric named a crash (rubric/score.py `_band`).
 BANDED = ("failed", "error")
-_CAP_NOTE = re.compile(r"\nBecause this check did not pass, the total is capped at [^\n]*$")
+CAP_NOTE = re.compile(r"\nBecause this check did not pass, the total is capped at [^\n]*$")
 
 
 def binding_band(reports: Iterable[CheckReport], total: float | None = None,
@@ -61,7 +61,7 @@ def apply_ceiling(reports: list[CheckReport], score: float, max_score: float) ->
     again to the checks a student is shown (`report.view.for_audience`), so their copy's total
     follows the same rule as their own `check`; an earlier note is replaced."""
     for r in reports:
-        r.feedback = _CAP_NOTE.sub("", r.feedback)
+        r.feedback = CAP_NOTE.sub("", r.feedback)
     report = binding_band(reports)
     if report is None:
         return score
