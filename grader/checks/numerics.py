@@ -51,7 +51,7 @@ def compare_to_sdpa(cases: Cases, probe: Probe, reply: Reply, tol: TolFn) -> Non
               "or inf (whatever scale it applies, a common shift stays common).",
        passed="Scores near +1000 and -1000 gave the same result as the unshifted scores, with no NaN or inf: "
               "softmax subtracts the row maximum.",
-       property=True)
+       property=True, findings=("nonfinite", "moved"))
 def shift_invariance(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     t = tol("float64")
@@ -84,7 +84,8 @@ def shift_invariance(obs: Observations, tol: TolFn) -> CheckOutcome:
                         f"{max_error(got, own):.3g}{bad} compared with your own result on the unshifted scores "
                         f"(probe {probe.id}, {shapes(probe)}). Shares depend only on differences between a row's "
                         "scores" + (", and a finite fill must stay below every allowed score" if shift < 0 else "")
-                        + ".", lambda own=own: fmt(own), lambda got=got: fmt(got))
+                        + ".", lambda own=own: fmt(own), lambda got=got: fmt(got),
+                        aspect="nonfinite" if bad else "moved")  # overflow, or a score the shift left behind
     return cases.outcome()
 
 

@@ -13,6 +13,9 @@ from pathlib import PurePath
 
 from grader.report.models import CheckReport, GroupTotal, Report
 from grader.rubric.results import CAP_NOTE, apply_ceiling, binding_band
+from grader.rubric.results import (
+    costliest_first as costliest_first,  # the terminal and the hints share one order
+)
 from grader.vocabulary import Audience
 
 OUTPUT_LIMIT = 2000  # characters of the submission's own printing shown back; it can be anything
@@ -122,12 +125,6 @@ def to_do(c: CheckReport) -> bool:
 def needs_work(checks: Sequence[CheckReport]) -> list[CheckReport]:
     """The problems worth a section of their own: not the checks waiting for a function to be written."""
     return [c for c in problems(checks) if not to_do(c)]
-
-
-def costliest_first(checks: Sequence[CheckReport]) -> list[CheckReport]:
-    """Checks that need work, the most points lost first (rubric order among equals): a screenful
-    that spells out only some of them spells out the ones that cost most."""
-    return sorted(needs_work(checks), key=lambda c: -(c.max_score - c.score))
 
 
 def finding_line(c: CheckReport) -> str:

@@ -43,6 +43,14 @@ BANDED = ("failed", "error")
 CAP_NOTE = re.compile(r"\nBecause this check did not pass, the total is capped at [^\n]*$")
 
 
+def costliest_first(reports: Iterable[CheckReport]) -> list[CheckReport]:
+    """The checks that need work (failed, or could not run for another reason than a stub not written
+    yet), the most points lost first, rubric order among equals: a screenful that spells out only
+    some of them spells out the ones that cost most, and only their hints are spent."""
+    return sorted((r for r in reports if r.status in BANDED and not r.not_written),
+                  key=lambda r: -(r.max_score - r.score))
+
+
 def binding_band(reports: Iterable[CheckReport], total: float | None = None,
                  max_score: float | None = None) -> CheckReport | None:
     """The check whose severity band is the lowest one set (a failing check's, or an error's where the
