@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 from functools import partial
 
 import torch
@@ -192,18 +193,16 @@ def forbidden_api(obs: Observations, tol: TolFn) -> CheckOutcome:
     return cases.outcome()
 
 
-COMPARES_ATTENTION = "random_probes"  # the check that holds causal_attention's values to the reference
-
-
 @check("single_head", title="SingleHead module", group="Contract", section=TRAINABLE, needs="SingleHead",
        proves="SingleHead(6, 2) has query/key/value Linear layers without bias, 36 parameters, and "
-              "maps (2, 4, 6) to out (2, 4, 2) and weights (2, 4, 4) matching the reference (or, where "
-              "random_probes is scored, its own causal_attention on the same projections).",
+              "maps (2, 4, 6) to out (2, 4, 2) and weights (2, 4, 4) matching the reference, or its own "
+              "causal_attention on the same projections (a difference that is causal_attention's is counted "
+              "by its checks, in every view).",
        passed="SingleHead(6, 2) has 36 parameters and maps (2, 4, 6) to out (2, 4, 2), weights (2, "
               "4, 4).",
        property=True, findings=("layers", "params", "shape", "values", "attention"))
 def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
-    cases = Cases()
+    cases, noted = Cases(), []
     t = tol("float64")
     for probe, reply in obs.family("head"):
         if not reply.ok:
@@ -243,14 +242,18 @@ def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
             mine = own.tensors.get(name) if own.ok else None
             wired_right = mine is not None and close(got, mine, t, band_for("float64"))
             if wired_right:
-                # The difference is causal_attention's. Where the rubric compares causal_attention with
-                # the reference itself, that is its one deduction, not this one's.
-                if COMPARES_ATTENTION in obs.scored:
-                    cases.ok()
-                    continue
-                differ += (", exactly as your own causal_attention does on its projections (x @ W.T for query, "
-                           "key and value): the head is wired right, and the difference comes from causal_attention")
+                # The difference is causal_attention's: its checks count it, once, in every view (the
+                # grade's and the self-check's verdicts on the head agree); this check only says so.
+                cases.ok()
+                noted.append(f"SingleHead {name} for input {x} differs from the trusted reference {differ}, exactly "
+                             "as your own causal_attention does on its projections (x @ W.T for query, key and "
+                             "value): the head is wired right, and the difference comes from causal_attention.")
+                continue
             cases.fail(f"SingleHead {name} for input {x} has the right shape {wanted} ({dtype_name(got)}) but its "
                        f"values differ from the trusted reference {differ}.",
-                       partial(fmt, want[name]), partial(fmt, got), aspect="attention" if wired_right else "values")
-    return cases.outcome()
+                       partial(fmt, want[name]), partial(fmt, got), aspect="values")
+    outcome = cases.outcome()
+    if outcome.status == "passed" and noted:
+        # Passed, with what it saw: "out" is the finding the checks comparing causal_attention count.
+        return replace(outcome, feedback=noted[0], finding="attention", findings=("attention", "out"))
+    return outcome

@@ -79,7 +79,9 @@ def diagnose(obs: Observations, outcomes: dict[str, CheckOutcome], catalogue: Ca
     `lost` maps check ids to the points the submission lost on them (a skipped check's points
     counted on the prerequisite that failed); without it every failing check counts once.
     """
-    if all(o.status == "passed" for o in outcomes.values()) and obs.load_error is None:
+    # A pass that saw a bug it leaves to another check (SingleHead wired right over a wrong
+    # causal_attention, whose checks may not be in this view) still lets the diagnosis name it.
+    if all(o.status == "passed" and not o.findings for o in outcomes.values()) and obs.load_error is None:
         return []
     ctx = Context(obs, outcomes, catalogue.compiled())
     findings = find(ctx, declared)

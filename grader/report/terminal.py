@@ -31,6 +31,7 @@ from grader.report.view import (
     status_word,
     to_do,
     truncate,
+    unseen_cap_line,
 )
 
 DETAILS = {"student": 3, "instructor": 0}  # a screenful; the HTML and markdown reports have every one
@@ -99,6 +100,7 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
     out: list[str] = [f"Attention check: {printable(report.submission)}",
                       score_line(report, audience, held_back, published=False),
                       *([capped] if (capped := cap_line(report, checks)) else []),
+                      *([unseen] if (unseen := unseen_cap_line(checks)) else []),
                       printable(headline(report, checks, pictures=False, held_back=held_back)), ""]
     if report.status == "grader_error":
         out += [f"The grader failed on this file: {printable(report.error or '')}", ""]
@@ -139,6 +141,8 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
                                 (score_line(report, audience, held_back, published=False), total_style)))
     if capped := cap_line(report, checks):
         console.print(Text(capped, style="bold"))
+    if unseen := unseen_cap_line(checks):
+        console.print(Text(unseen, style="bold"))
     if report.status == "grader_error":
         console.print(Text.assemble(("The grader failed on this file: ", "bold red"), printable(report.error or "")))
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)

@@ -167,6 +167,21 @@ def cap_line(report: Report, checks: Sequence[CheckReport]) -> str | None:
             "found a bug of that severity (the rubric's band for it).")
 
 
+def unseen_cap_line(checks: Sequence[CheckReport]) -> str | None:
+    """One line when a check shown here found the kind of bug a check not shown here caps lower than
+    any band shown here: the self-check's total is not the grade's, and the student is told so without
+    that check being named (its band comes from the student view's `unseen_bands`)."""
+    found = [c for c in checks if c.unseen_ceiling is not None]
+    if not found:
+        return None
+    c = min(found, key=lambda c: c.unseen_ceiling)
+    shown = binding_band(checks)
+    if shown is not None and shown.ceiling <= c.unseen_ceiling:
+        return None
+    return (f"Your grade may be lower than this total: checks not shown here cap the kind of bug "
+            f"\u201c{c.title}\u201d found at {c.unseen_ceiling:.0%} of the grade.")
+
+
 def headline(report: Report, checks: Sequence[CheckReport], *, pictures: bool = True, held_back: int = 0) -> str:
     bad = problems(checks)
     if not checks:

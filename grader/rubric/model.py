@@ -137,6 +137,16 @@ class RubricCheck(_Model):
                                           and (h.named is None or headline in h.named))]
 
 
+class UnseenBand(_Model):
+    """A severity band set by a check a student view leaves out, kept without its check's name: the
+    self-check tells a student when it found the kind of bug that band caps."""
+
+    ceiling: Annotated[float, Field(ge=0, le=1, strict=False, allow_inf_nan=False)]
+    when: list[Text] | None = Field(None, description="The findings it caps (its check's `ceiling_when`); "
+                                                      "absent: any failure of that check, which a check shown "
+                                                      "here cannot tell.")
+
+
 class Rubric(_Model):
     """One assignment's rubric: which checks count, for how much, and what a student is told."""
 
@@ -154,6 +164,9 @@ class Rubric(_Model):
         None, description="Time and memory per submission; absent: the sandbox's own (the grader's defaults)."
     )
     checks: list[RubricCheck] = Field(min_length=1)
+    unseen_bands: list[UnseenBand] = Field(
+        default=[], description="Written by `student_view`: the bands of the checks it leaves out, without "
+                                "their names, so the self-check can say when the grade may be capped lower.")
 
     @model_validator(mode="after")
     def _consistent(self) -> Rubric:
@@ -206,7 +219,10 @@ class Rubric(_Model):
             raise ValueError(f"rubric {self.assignment_id!r} has no visible check, so a self-check would run nothing")
         ids = {c.id for c in visible}
         checks = [{**c.model_dump(), "requires": [p for p in c.requires if p in ids]} for c in visible]
-        return Rubric.model_validate({**self.model_dump(), "checks": checks})
+        unseen = [*self.unseen_bands, *(UnseenBand(ceiling=c.ceiling, when=c.ceiling_when) for c in self.checks
+                                        if c.id not in ids and c.ceiling is not None)]
+        return Rubric.model_validate({**self.model_dump(), "checks": checks,
+                                      "unseen_bands": [b.model_dump() for b in unseen]})
 
     def run_order(self) -> list[str]:
         """Check ids, each after its prerequisites; among those ready at once, in rubric order."""

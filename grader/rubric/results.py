@@ -28,6 +28,9 @@ class CheckReport(Model):
     ceiling: float | None = Field(None, description="The severity band this check set (it failed, finding what "
                                                     "the rubric's band is for; or could not run, where the rubric "
                                                     "names a crash): the total is at most this share of the maximum.")
+    unseen_ceiling: float | None = Field(None, description="A band a check not shown in this view sets on the "
+                                                           "kind of bug this check found: the grade's total may be "
+                                                           "at most this share of its maximum.")
     not_written: list[str] = Field([], description="Entry points still raising NotImplementedError, when that "
                                                    "alone kept this check from running: shown as 'to do'.")
 

@@ -129,6 +129,7 @@ def _report(
         visibility=check.visibility,
         section=spec.section,
         ceiling=_band(check, outcome, status),
+        unseen_ceiling=_unseen_band(rubric, outcome, status),
     )
     if status == "skipped" or outcome is None:
         return CheckReport(**common, score=0.0, feedback=_skipped_feedback(rubric, check, statuses, audience))
@@ -155,7 +156,9 @@ def _score(check: RubricCheck, outcome: CheckOutcome) -> float:
 def _feedback(check: RubricCheck, outcome: CheckOutcome) -> str:
     override = check.feedback
     if outcome.status == "passed":
-        return (override and override.passed) or outcome.feedback
+        text = (override and override.passed) or outcome.feedback
+        # A pass that saw something it leaves to another check to count says what it saw.
+        return f"{text}\n{outcome.feedback}" if outcome.findings and text != outcome.feedback else text
     # The check's own message names the row, the probe or what raised, which no fixed text can.
     # A check that could not run ("error") says so itself; the rubric's text describes a failure.
     if override and override.failed and outcome.status == "failed":
@@ -189,6 +192,16 @@ def _band(check: RubricCheck, outcome: CheckOutcome | None, status: str) -> floa
     if status == "error" and named is not None and CRASH in found & named:
         return check.ceiling
     return None
+
+
+def _unseen_band(rubric: Rubric, outcome: CheckOutcome | None, status: str) -> float | None:
+    """The lowest band a check this view leaves out sets on what this check found (a student view's
+    `unseen_bands`: a crash, wrong values), so the self-check can say the grade may be capped lower."""
+    if outcome is None or status == "skipped" or outcome.not_written:
+        return None
+    found = set(outcome.findings)
+    # A band for any failure of its own check says nothing about what a check shown here found.
+    return min((b.ceiling for b in rubric.unseen_bands if b.when is not None and found & set(b.when)), default=None)
 
 
 def _total(values) -> float:
