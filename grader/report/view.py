@@ -195,6 +195,10 @@ def headline(report: Report, checks: Sequence[CheckReport], *, pictures: bool = 
             return praise + "."
         return (praise + ": the pictures show your weights next to the correct ones, one row per receiving "
                 "position, each row a set of shares over the sources it may see.")
+    if not needs_work(checks) and not report.diagnoses:  # only checks waiting for a stub beside written code
+        waiting = len(bad)
+        return (f"Every check of what you have written passes; the {waiting} check(s) marked {TO_DO} run once "
+                "the rest is written.")
     need = f"{len(bad)} of {len(checks)} checks need another look."
     return f"{need} Start with the diagnosis below." if report.diagnoses else need
 

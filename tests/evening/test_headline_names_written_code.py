@@ -66,3 +66,28 @@ def test_the_costliest_checks_are_spelled_out_first(sandbox, evening, tmp_path):
     shift = next(c for c in report.checks if c.id == "shift_invariance")
     assert leak.max_score - leak.score > shift.max_score - shift.score
     assert out.index(f"FAILED: {leak.title}") < out.index(shift.title, out.index("FAILED: "))
+
+
+def test_the_untouched_head_stub_beside_right_code_is_a_to_do_line_only(sandbox, evening, tmp_path):
+    """The journey corpus (tests/journey, steps 5, 8, ...): causal_attention right, SingleHead the
+    template's stub: nothing to diagnose, the TO DO line says what is left."""
+    from grader.diagnosis.catalogue import REFERENCE
+
+    report = self_check(evening("right", source=REFERENCE.read_text()), sandbox=sandbox,
+                        hint_state_path=tmp_path / "hints.json")
+    assert report.diagnoses == []
+    out = _terminal(report)
+    assert "Diagnosis:" not in out and "SingleHead still raises NotImplementedError" in out
+    assert "Start with the diagnosis below" not in out
+
+
+def test_a_head_begun_but_not_finished_is_named(sandbox, evening, tmp_path):
+    """The journey's step 30: __init__ written, forward still the stub: that is the headline."""
+    from grader.diagnosis.catalogue import REFERENCE
+
+    source = REFERENCE.read_text()
+    call = next(line for line in source.splitlines() if "causal_attention(self." in line)
+    begun = source.replace(call, call.split("return")[0] + 'raise NotImplementedError("forward")')
+    report = self_check(evening("begun", head_stub=False, source=begun), sandbox=sandbox,
+                        hint_state_path=tmp_path / "hints.json")
+    assert [d.id for d in report.diagnoses] == ["not_implemented"]
