@@ -23,6 +23,7 @@ from grader.checks.observations import (
     raised,
     shapes,
 )
+from grader.probes import describe
 
 _SLIPS = {
     "swapped": "returned (weights, out) instead of (out, weights)",
@@ -74,7 +75,7 @@ def return_contract(obs: Observations, tol: TolFn) -> CheckOutcome:
                     f"For {shapes(probe)} out should be {want_out} (..., T, d_v) and weights {want_w} (..., T, T).",
                     f"out {want_out}, weights {want_w}", f"out {tuple(out.shape)}, weights {tuple(w.shape)}")
     for slip, pid in slips.items():
-        cases.fail(f"causal_attention {_SLIPS[slip]} (first on probe {pid}). The results were read through that "
+        cases.fail(f"causal_attention {_SLIPS[slip]} (first on {describe(obs.probes.by_id[pid])}). The results were read through that "
                    "slip, so the math is graded as it is; return exactly (out, weights) as a tuple.",
                    "(out, weights)", _SLIPS[slip])
     return cases.outcome()
@@ -92,7 +93,7 @@ def inputs_unchanged(obs: Observations, tol: TolFn) -> CheckOutcome:
         for name in "qkv":
             after = reply.tensors.get(f"{name}_after")
             same = after is not None and after.shape == probe.t[name].shape and torch.equal(after, probe.t[name])
-            cases.check(same, f"{name} was modified by the call on probe {probe.id} ({shapes(probe)}): it holds "
+            cases.check(same, f"{name} was modified by the call on {describe(probe)} ({shapes(probe)}): it holds "
                         "different numbers afterwards. Callers keep using their tensors: compute new ones instead "
                         "of writing into them.", partial(fmt, probe.t[name]), partial(fmt, after))
     if not cases.passed and not cases.problems:
@@ -181,7 +182,7 @@ def forbidden_api(obs: Observations, tol: TolFn) -> CheckOutcome:
         pid, first = tripped[0]
         what = first.error or f"tried {', '.join(first.meta['fused'])} and caught the refusal"
         cases.fail(f"At run time the submission called PyTorch's ready-made attention on {len(tripped)} of "
-                   f"{len(obs.replies)} calls (first on probe {pid}: {what}). Those calls were stopped, so "
+                   f"{len(obs.replies)} calls (first on {describe(obs.probes.by_id[pid])}: {what}). Those calls were stopped, so "
                    "every check that needs them earns nothing: that is the rubric's policy for attention not "
                    "written by hand.", "no call", f"{len(tripped)} calls")
     else:
@@ -206,7 +207,7 @@ def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
     t = tol("float64")
     for probe, reply in obs.family("head"):
         if not reply.ok:
-            cases.error(reply, f"SingleHead on probe {probe.id} (x {tuple(probe.t['x'].shape)})", probe)
+            cases.error(reply, f"SingleHead on {describe(probe)} (x {tuple(probe.t['x'].shape)})", probe)
             continue
         m = probe.call.meta
         dv = m["d_v"] or m["d_k"]

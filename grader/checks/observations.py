@@ -9,7 +9,7 @@ from typing import NamedTuple
 import torch
 
 from grader.checks.base import CheckOutcome, Tolerance
-from grader.probes import Probe, ProbeSet
+from grader.probes import HIDDEN_PREFIX, Probe, ProbeSet, describe
 from grader.sandbox import RunResult, protocol
 
 TolFn = Callable[[str], Tolerance]
@@ -142,7 +142,7 @@ def _attention_missing(obs: Observations) -> str | None:
                     f"raised {reply.error_type}: {reply.error}")
         return "no pair of random probes returned weights of one shape to compare."
     probe, other, w = seen[0]
-    return (f"on probes {probe.id} and {other.id}, whose queries and keys differ ({shapes(probe)}), your weights "
+    return (f"on {describe(probe)} and {describe(other)}, whose queries and keys differ ({shapes(probe)}), your weights "
             f"are identical ({fmt(w)}): they do not depend on the queries and keys.")
 
 
@@ -197,7 +197,9 @@ def raised(reply: Reply, name: str) -> bool:
 
 
 def shapes(probe: Probe) -> str:
-    """The input shapes of an attention probe, as a message quotes them."""
+    """The input shapes of an attention probe, as a message quotes them (a hidden probe's: none)."""
+    if probe.id.startswith(HIDDEN_PREFIX):
+        return "sizes not shown"
     return ", ".join(f"{n} {tuple(probe.t[n].shape)}" for n in "qkv" if n in probe.t)
 
 

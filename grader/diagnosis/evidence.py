@@ -21,7 +21,7 @@ from grader.checks import expected
 from grader.checks.base import CheckOutcome
 from grader.checks.observations import Observations, Reply, fmt
 from grader.diagnosis.fingerprint import Compiled, StudentVector
-from grader.probes import Probe
+from grader.probes import HIDDEN_PREFIX, Probe, describe
 
 Facts = dict[str, str]
 
@@ -73,6 +73,8 @@ def sizes(probe: Probe) -> dict[str, int]:
 def inputs(probe: Probe) -> str:
     """How a call is described to a student: the entry point and its input shapes."""
     t = probe.t
+    if probe.id.startswith(HIDDEN_PREFIX):  # never its sizes: a student must not learn a hidden probe
+        return f"causal_attention on {describe(probe)}"
     if probe.call.meta.get("target") == "head":
         m = probe.call.meta
         args = ", ".join(str(m[n]) for n in ("n_embd", "d_k") ) + (f", {m['d_v']}" if m.get("d_v") else "")
@@ -428,7 +430,8 @@ def _mask_facts(ctx: Context, name: str) -> Facts | None:
         return None
     probe, w = seen
     article = "an" if str(w.shape[0])[0] == "8" or w.shape[0] in (11, 18) else "a"
-    where = "the worked example" if probe.id == "we" else f"{article} {w.shape[0]}-position probe"
+    where = describe(probe) if probe.id in ("we",) or probe.id.startswith(HIDDEN_PREFIX) \
+        else f"{article} {w.shape[0]}-position probe"
     return {"where": where, "row0": fmt(w[0]), "row_last": fmt(w[-1]), "sums": fmt(w.sum(-1))}
 
 
