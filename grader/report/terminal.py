@@ -80,7 +80,12 @@ def _more(checks: list[CheckReport], details: int) -> list[str]:
     rest = costliest_first(checks)[details:]
     if not rest or details == 0:
         return []
-    return [f"{status_word(c)}: {printable(c.title)}: {printable(finding_line(c))}" for c in rest] + [
+    # One finding that stops many checks (a NameError on every call) is one line naming them all.
+    shared: dict[tuple[str, str], list[CheckReport]] = {}
+    for c in rest:
+        shared.setdefault((status_word(c), finding_line(c)), []).append(c)
+    return [f"{word}: {printable(', '.join(c.title for c in cs))}: {printable(found)}"
+            for (word, found), cs in shared.items()] + [
         "The --html and --markdown reports explain each one, with its numbers and hints."]
 
 

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from grader.grade import self_check
 from grader.report.terminal import render_terminal
-from grader.report.view import needs_work
+from grader.report.view import costliest_first, needs_work
 
 # Bugs a student writes in causal_attention while SingleHead is still the stub, and the diagnosis each is.
 WRITTEN = ["zero_fill_mask", "wrong_scale", "missing_scale", "softmax_wrong_axis", "mask_after_softmax",
@@ -91,3 +91,17 @@ def test_a_head_begun_but_not_finished_is_named(sandbox, evening, tmp_path):
     report = self_check(evening("begun", head_stub=False, source=begun), sandbox=sandbox,
                         hint_state_path=tmp_path / "hints.json")
     assert [d.id for d in report.diagnoses] == ["not_implemented"]
+
+
+def test_one_finding_shared_by_many_checks_is_one_line(sandbox, evening, tmp_path):
+    """The journey's step 28: a NameError on every call made a dozen lines saying the same."""
+    from grader.diagnosis.catalogue import REFERENCE
+
+    source = REFERENCE.read_text().replace("masked_fill(~allowed", "masked_fill(~alowed")
+    report = self_check(evening("typo", source=source), sandbox=sandbox, hint_state_path=tmp_path / "hints.json")
+    lines = [line for line in _terminal(report).splitlines() if "alowed" in line]
+    rest = [line for line in lines if line.startswith(("ERROR: ", "FAILED: "))]  # the one-line summaries
+    findings = [line.rsplit(": Not credited", 1)[-1].rsplit(": Could not run", 1)[-1] for line in rest]
+    assert rest and len(findings) == len(set(findings)), rest  # each finding said once
+    summarised = [c for c in costliest_first(report.checks)[3:]]
+    assert len(rest) < len(summarised) / 2, rest  # the checks one finding stopped share its line
