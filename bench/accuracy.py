@@ -44,6 +44,17 @@ def _load(name: str, path: Path):
 
 
 mutate = _load("accuracy_mutate", ROOT / "tests" / "accuracy" / "mutate.py")
+journey = _load("journey_replay", ROOT / "tests" / "journey" / "replay.py")
+
+
+def journey_lines() -> list[str]:
+    """The journey corpus (tests/journey, frozen): one student's evening replayed through `check`."""
+    seen = journey.replay()
+    wrong = [(s["step"], why) for s in journey.STEPS if (why := journey.disagreements(s, *seen[s["step"]]))]
+    right = len(journey.STEPS) - len(wrong)
+    return [f"journey (tests/journey, check in order, one hint state): {right}/{len(journey.STEPS)} steps "
+            f"told truly ({right / len(journey.STEPS):.0%})",
+            *(f"  step {n}: {'; '.join(why)}" for n, why in wrong)]
 verdicts = _load("accuracy_verdicts", ROOT / "tests" / "accuracy" / "verdicts.py")
 
 
@@ -335,9 +346,12 @@ def main() -> int:
         print("\nNot a target: real files given a diagnosis the instructor did not name:")
         for name, ids in extra:
             print(f"  {name}: {', '.join(ids)}")
+    evening = journey_lines()
+    print("\n" + "\n".join(evening))
     if not args.no_write:
         print("\n" + "\n".join(quiz))
-        args.out.write_text(markdown(s, mutant_verdicts, real, seconds, quiz))
+        args.out.write_text(markdown(s, mutant_verdicts, real, seconds, quiz)
+                            + "\n## A student's evening (issue 19)\n\n```\n" + "\n".join(evening) + "\n```\n")
         print(f"\nwrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}")
     return 0
 

@@ -11,7 +11,7 @@ import torch
 from grader.checks import expected
 from grader.checks.base import CheckOutcome, Tolerance
 from grader.intake.notebook import cell_line
-from grader.probes import Probe, ProbeSet
+from grader.probes import HIDDEN_PREFIX, Probe, ProbeSet, describe
 from grader.sandbox import RunResult, protocol
 from grader.sandbox.models import FailureKind
 
@@ -225,7 +225,7 @@ def _attention_missing(obs: Observations) -> str | None:
                     f"{reply.raised}{_value_width_note(obs)}")
         return "no pair of random probes returned weights of one shape to compare."
     probe, other, w = seen[0]
-    return (f"on probes {probe.id} and {other.id}, whose queries and keys differ ({shapes(probe)}), your weights "
+    return (f"on {describe(probe)} and {describe(other)}, whose queries and keys differ ({shapes(probe)}), your weights "
             f"are identical ({fmt(w)}): they do not depend on the queries and keys.")
 
 
@@ -312,7 +312,9 @@ def raised(reply: Reply, name: str) -> bool:
 
 
 def shapes(probe: Probe) -> str:
-    """The input shapes of an attention probe, as a message quotes them."""
+    """The input shapes of an attention probe, as a message quotes them (a hidden probe's: none)."""
+    if probe.id.startswith(HIDDEN_PREFIX):
+        return "sizes not shown"
     return ", ".join(f"{n} {tuple(probe.t[n].shape)}" for n in "qkv" if n in probe.t)
 
 

@@ -24,7 +24,7 @@ from grader.checks.observations import NOT_RAISED, Observations, Reply, fmt, val
 from grader.checks.observations import at_line as observed_at_line
 from grader.checks.observations import source_line as observed_line
 from grader.diagnosis.fingerprint import Compiled, StudentVector
-from grader.probes import Probe
+from grader.probes import HIDDEN_PREFIX, Probe, describe
 
 Facts = dict[str, str]
 # The fact that names the probe a message quotes, for the claims that check it (grader/diagnosis/claims.py);
@@ -80,6 +80,8 @@ def sizes(probe: Probe) -> dict[str, int]:
 def inputs(probe: Probe) -> str:
     """How a call is described to a student: the entry point and its input shapes."""
     t = probe.t
+    if probe.id.startswith(HIDDEN_PREFIX):  # never its sizes: a student must not learn a hidden probe
+        return f"causal_attention on {describe(probe)}"
     if probe.call.meta.get("target") == "head":
         m = probe.call.meta
         args = ", ".join(str(m[n]) for n in ("n_embd", "d_k") ) + (f", {m['d_v']}" if m.get("d_v") else "")
@@ -311,10 +313,27 @@ def not_implemented(ctx: Context) -> Facts | None:
                 else "causal_attention still raises NotImplementedError")
         return {"what": what, "next": "Start with the scores, S = Q K^T / sqrt(d_k), as in the chapter's Part 2."}
     if "SingleHead" in stubs:
+        if _untouched_init(ctx.obs.source):
+            return None  # the next task, not begun: its TO DO line says all there is to say
         return {"what": "SingleHead still raises NotImplementedError",
                 "next": "It projects x into queries, keys and values with three Linear layers and hands them to your "
                         "causal_attention, as in the chapter's Part 4."}
     return None
+
+
+def _untouched_init(source: str) -> bool:
+    """SingleHead.__init__ still only raises NotImplementedError (the template's stub, not begun)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "SingleHead"):
+        for fn in (n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"):
+            body = [n for n in fn.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+            return any(isinstance(n, ast.Raise) for n in body) and all(
+                isinstance(n, ast.Raise) or (isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+                                             and "super" in ast.dump(n.value)) for n in body)
+    return False
 
 
 # ---------------------------------------------------------------- the mask, read from where shares are zero
@@ -410,7 +429,8 @@ def _mask_facts(ctx: Context, name: str) -> Facts | None:
         return None
     probe, w = seen
     article = "an" if str(w.shape[0])[0] == "8" or w.shape[0] in (11, 18) else "a"
-    where = "the worked example" if probe.id == "we" else f"{article} {w.shape[0]}-position probe"
+    where = describe(probe) if probe.id in ("we",) or probe.id.startswith(HIDDEN_PREFIX) \
+        else f"{article} {w.shape[0]}-position probe"
     return {"where": where, "row0": fmt(w[0]), "row_last": fmt(w[-1]), "sums": fmt(w.sum(-1)), PROBE: probe.id}
 
 

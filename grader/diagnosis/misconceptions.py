@@ -14,7 +14,9 @@ Evidence kinds, strongest first:
               recorded by `python -m grader catalogue` into grader/data/catalogue.json)
 
 `costs` lists the checks a misconception makes fail; diagnoses are ranked by the points lost on
-them (ALL: every check), so a 2-point contract slip never headlines over wrong math.
+them (ALL: every check), so a 2-point contract slip never headlines over wrong math. A `stub`
+(a function still raising NotImplementedError) costs only the checks waiting for it, and comes after
+every bug in code the student wrote: it is a TO DO line, never the headline over a written bug.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ class Misconception:
     # The recall cards and quiz items on its idea (ids in grader/data/quiz.json; a test checks each one).
     cards: tuple[str, ...] = ()
     quiz: tuple[str, ...] = ()
+    stub: bool = False  # names code not written yet, not a bug: ranked after every bug in written code
 
     def __post_init__(self) -> None:
         assert all(e.kind in STRENGTH for e in self.evidence), self.id
@@ -114,6 +117,7 @@ DECLARED: tuple[Misconception, ...] = (
     Misconception(
         "not_implemented", "Not implemented yet", HEAD, (file(ev.not_implemented), FINGERPRINT),
         "{what}. {next}",
+        stub=True,
     ),
     # ---- the calling contract
     Misconception(

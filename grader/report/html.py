@@ -30,6 +30,7 @@ from grader.report.view import (
     study_text,
     to_do,
     truncate,
+    unseen_cap_line,
 )
 
 # Scoped under .grader-report so the same fragment can sit inside a Jupyter page without restyling it.
@@ -124,6 +125,7 @@ def render_fragment(report: Report, *, audience: Audience = "student", published
     parts = [f'<div class="grader-report"><style>{_CSS}</style>',
              f"<h1>Attention check: {_e(report.submission)}</h1>",
              f'<p class="score">{_e(score_line(report, audience, held_back, published=published))}</p>',
+             *([f"<p>{_e(unseen)}</p>"] if (unseen := unseen_cap_line(checks)) else []),
              f'<p class="{"diag" if problems(checks) else "praise"}">{_e(headline(report, checks, held_back=held_back))}</p>']
     for n, d in enumerate(report.diagnoses):
         parts.append(f'<div class="diag{" more" if n else ""}"><h3>{"Also possible: " if n else ""}{_e(d.title)}</h3>'

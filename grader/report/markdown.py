@@ -25,6 +25,7 @@ from grader.report.view import (
     status_word,
     study_text,
     truncate,
+    unseen_cap_line,
 )
 
 # Punctuation that means something anywhere in a line; "(" only matters after "]", which is escaped.
@@ -98,6 +99,7 @@ def render_markdown(report: Report, *, audience: Audience = "student", published
                            + [report.score, report.max_score])
     lines = [f"# Attention check: {md_escape(report.submission)}", "",
              f"**{score_line(report, audience, held_back, published=published)}**", "",
+             *([md_escape(unseen), ""] if (unseen := unseen_cap_line(checks)) else []),
              headline(report, checks, held_back=held_back), ""]
     for d in report.diagnoses[:1]:
         lines += [f"> **{md_escape(d.title)}**  ", f"> {md_escape(d.message)}  ",
