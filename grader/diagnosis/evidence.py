@@ -792,7 +792,12 @@ def call_raises(ctx: Context) -> Facts | None:
         return None
     probe, reply = raised[0]
     share = "Every call" if len(raised) == len(calls) else f"{len(raised)} of {len(calls)} calls"
-    return {"on": inputs(probe), "raised": reply.raised.strip()[:300], "share": share, PROBE: probe.id}
+    raised_text = reply.raised.strip()[:300]
+    # Only where the reply names a line of the file: an error the grader's own check raised (a layer of the
+    # wrong width) has no line of the student's to point at.
+    line_note = (" The line quoted is where your own code raised, even when the error comes from inside torch."
+                 if " line " in raised_text and "(`" in raised_text else "")
+    return {"on": inputs(probe), "raised": raised_text, "share": share, "line_note": line_note, PROBE: probe.id}
 
 
 # ---------------------------------------------------------------- numerics

@@ -334,9 +334,8 @@ DECLARED: tuple[Misconception, ...] = (
     Misconception(
         "call_raises", "A call raises an error", "Common mistakes and misconceptions",
         (behaviour(ev.call_raises),),
-        "{share} raised an error; the first, your {on}, raised {raised}.",
-        "Every input the contract allows must return (out, weights): the line quoted is where your own code "
-        "raised, even when the error comes from inside torch.",
+        "{share} raised an error; the first, your {on}, raised {raised}.{line_note}",
+        "Every input the contract allows must return (out, weights).",
         # Named only when no diagnosis says why it raised.
         explained_by=("hardcoded_shape", "value_width_assumed", "not_implemented", "forbidden_api",
                       "wrong_return_type", "timeout", "memory_limit", "process_exit", "import_error",
