@@ -30,6 +30,7 @@ PROVENANCE = [
     re.compile(r"\bline[\s-]+for[\s-]+line\b(?!\s+in\b)", re.I),
     re.compile(r"\bkept\s+as\s+written\b", re.I),
 ]
+HEADER_CHARS = 4000
 SOURCE_HEADER = re.compile(r"^\W{0,4}source\s*:(?P<rest>.*)$", re.I | re.M)
 REPOSITORY = re.compile(r"\b[\w.-]+/[\w.-]+")
 COMMIT = re.compile(r"(?:@|\bcommit\b)\s*[0-9a-f]{7,40}\b", re.I)
@@ -49,8 +50,10 @@ def findings(name: str, text: str) -> list[str]:
         return text.count("\n", 0, pos) + 1
 
     declared: dict[int, str] = {}  # one finding per line, the first phrase found on it
+    # A file says where it came from in its header (as the repository's stop hook reads it): further down,
+    # "copied from the key line" is a student's edit in the journey corpus, not the file's provenance.
     for pattern in PROVENANCE:
-        for m in pattern.finditer(text):
+        for m in pattern.finditer(text[:HEADER_CHARS]):
             declared.setdefault(line_of(m.start()), m.group(0))
     found += [f"{name}:{line}: declares where it came from: {phrase!r}" for line, phrase in sorted(declared.items())]
     if not WRITTEN_HERE.search(text):
@@ -123,6 +126,8 @@ def test_the_scanner_finds_each_kind_of_borrowed_text(tmp_path, name, text, says
     ("code.py", "# a script exported from a notebook, imported from a library; the id was copied into it\n"),
     ("table.yaml", "- id: a1\n  answer: \"Written here for this item.\"\n  models: https://example.org (a kind of answer)\n"),
     ("platforms.py", '"""Canvas names its exports lastfirst_id (read from canvas-lms lib/content_zipper.rb)."""\n'),
+    ("expected.yaml", "# A student's evening.\n" + "- step: 1\n  change: \"one edit\"\n" * 300
+                      + "- step: 35\n  change: \"value layer copied from the key line\"\n"),  # a student's edit, past the header
 ])
 def test_the_scanner_passes_our_own_text(tmp_path, name, text):
     (tmp_path / name).write_text(text)
