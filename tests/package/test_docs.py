@@ -138,6 +138,23 @@ def test_the_student_guide_links_only_what_the_bundle_holds():
     assert all(t.partition("#")[0] in BUNDLE for t in local), local
 
 
+# What the student guide must never tell: the instructor's verbs, the secret, the solution, the instructor
+# rubric, or anything of the hidden probes beyond that they exist (their sizes, lengths, families).
+NOT_FOR_STUDENTS = re.compile(r"GRADER_SECRET|reference/|mutants?\b|grader grade\b|grader (?:merge|override|release|"
+                              r"export|catalogue)\b|causal_attention\.yaml|hidden (?:probes? )?(?:at |of )?(?:lengths? )?\d",
+                              re.I)
+
+
+def test_the_student_guide_tells_nothing_for_the_instructor_alone():
+    assert not NOT_FOR_STUDENTS.findall(STUDENT_GUIDE.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("line", ["export GRADER_SECRET=...", "python -m grader grade export/",
+                                  "hidden lengths 4 and 7", "see reference/attention.py", "grader release --out b"])
+def test_what_a_student_must_not_read_is_caught(line):
+    assert NOT_FOR_STUDENTS.search(line)
+
+
 def test_a_broken_link_or_anchor_is_caught(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "here.md").write_text("# Here\n\n## The `merge` verb\n")
