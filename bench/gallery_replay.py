@@ -6,7 +6,7 @@ side by side as in a real class run. It then checks, and prints as measured:
 - every honest file scores full marks (a hostile neighbour changes nobody else's verdict);
 - every gallery file got a report (no file stops the run) and none crashed the grader;
 - nothing owned by a sandbox uid is left on the host afterwards (files in the shared writable
-  folders, SysV IPC objects, processes);
+  folders, SysV IPC objects, keys in the kernel's key rings, processes);
 - the grader process's peak resident memory (VmHWM) stays under the bound (1 GiB).
 
 Exit status 0 when all of that holds. `--fast` uses short budgets (what the test suite runs).

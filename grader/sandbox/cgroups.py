@@ -115,6 +115,14 @@ class SlotGroups:
                 return int(value)
         return 0
 
+    def memory_failures(self) -> int:
+        """How many times a charge met the group's memory limit so far (memory.failcnt): it grows when
+        the submission reaches its cap, whether the kernel then reclaims, fails the charge or kills."""
+        try:
+            return int(Path(self.dirs["memory"], "memory.failcnt").read_text())
+        except (OSError, ValueError):
+            return 0
+
     def tasks(self) -> list[int]:
         try:
             return [int(x) for x in Path(self.dirs["pids"], "cgroup.procs").read_text().split()]

@@ -29,7 +29,7 @@ from grader.sandbox import harden, seed
 from grader.sandbox import zygote as zy
 from grader.sandbox.cgroups import SlotGroups
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
-from grader.sandbox.wire import Bounds, Frame, WireError, encode, frame_bytes, read_frame
+from grader.sandbox.wire import REPLY_HEADER_BYTES, Bounds, Frame, WireError, encode, read_frame
 
 DEFAULT_RUNNER = "grader.sandbox.runner:serve"
 # Gradescope keeps the autograder source, the submission and results.json under this root.
@@ -40,7 +40,7 @@ _EXIT_GRACE_S = 0.5
 _POLL_S = 0.05  # how often a waiting grader looks at the CPU time a child has used
 # A failure of this kind ends the submission: a fresh child would only spend the same resource again.
 RESOURCE_FAILURES = ("timeout", "memory_limit")
-_LOAD_BOUNDS = Bounds(dim=1, numel=0, nbytes=0)  # 'loaded' and 'load_error' carry no tensors
+_LOAD_BOUNDS = Bounds(dim=1, numel=0, nbytes=REPLY_HEADER_BYTES)  # 'loaded' and 'load_error': a header alone
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)  # Linux; elsewhere the call fails and the default stays
 PIPE_BYTES = 1 << 20  # /proc/sys/fs/pipe-max-size's default: what any user may ask for
 
@@ -48,11 +48,13 @@ PIPE_BYTES = 1 << 20  # /proc/sys/fs/pipe-max-size's default: what any user may 
 def reply_bounds(call: Frame, limits: Limits) -> Bounds:
     """What a reply to `call` may hold, from the call's own tensors: no dimension larger than its
     largest input, no tensor larger than 16 times all its inputs (weights are T x T where the
-    inputs are T x d, d >= 1), never more than `limits.reply_bytes`. Generous for any wrong but
-    honest shape, and small enough that nothing the grader derives from a reply can be huge."""
+    inputs are T x d, d >= 1), a header of at most `REPLY_HEADER_BYTES`, never more than
+    `limits.reply_bytes` in all. Generous for any wrong but honest shape, and small enough that
+    nothing the grader derives from a reply can be huge."""
     sizes = [t.numel() for t in call.tensors.values()] or [0]
     numel = max(4096, 16 * sum(sizes))
-    return Bounds(dim=max(64, *sizes), numel=numel, nbytes=min(limits.reply_bytes, 16 * 8 * numel))
+    return Bounds(dim=max(64, *sizes), numel=numel,
+                  nbytes=min(limits.reply_bytes, 16 * 8 * numel + REPLY_HEADER_BYTES))
 
 _NOT_ENFORCED = {
     "namespaces+userns": (
@@ -79,13 +81,22 @@ def _keep_paths() -> list[str]:
 
 
 def _default_hidden() -> list[str]:
-    """The source checkout (reference, rubrics, tests, .git) and Gradescope's tree. Only a
-    checkout: installed into site-packages, the package's parent is everyone's packages."""
+    """The source checkout (reference, rubrics, tests, .git), Gradescope's tree and torch's files. Only a
+    checkout: installed into site-packages, the package's parent is everyone's packages, and
+    the package itself is hidden (its data files hold the instructor rubric); the child has
+    imported all of it it needs before its new root is built."""
     hidden = [GRADESCOPE_ROOT]
-    if (ROOT / "pyproject.toml").exists() and not any(
-        ROOT == Path(p).resolve() for p in site.getsitepackages()
-    ):
+    packages = [Path(p).resolve() for p in site.getsitepackages()]
+    if (ROOT / "pyproject.toml").exists() and ROOT not in packages:
         hidden.append(str(ROOT))
+    package = Path(__file__).resolve().parents[1]
+    if any(p in package.parents for p in packages):
+        hidden.append(str(package))
+    # torch's own files: a child runs the torch the server imported (sealed, its attention implementations
+    # refused); no other module of torch's can be imported, and none of its source or bytecode re-executed.
+    import torch
+
+    hidden.append(str(Path(torch.__file__).resolve().parent))
     return hidden
 
 
@@ -118,12 +129,13 @@ class _Forked:
 
 
 class _Child:
-    def __init__(self, pid: int, inbox: int, outbox: int, oom_kills: int = 0) -> None:
+    def __init__(self, pid: int, inbox: int, outbox: int, oom_kills: int = 0, memory_failures: int = 0) -> None:
         self.pid, self.inbox, self.outbox = pid, inbox, outbox
         self.alive = True
         self.stream = memoryview(b"")  # every call still to send, encoded back to back
         self.sent = 0
         self.oom_kills = oom_kills  # the slot's OOM-kill count when it started
+        self.memory_failures = memory_failures  # the slot's memory.failcnt when it started
 
 
 def _proc_cpu_s(pid: int) -> float | None:
@@ -169,18 +181,22 @@ class Sandbox:
         isolate: bool = True,
         quiet: bool = False,
         userns: bool | None = None,
+        syscall_filter: bool = True,
     ) -> None:
-        """`isolate=False` skips namespaces and the uid drop (rlimits-only) even as root: the
-        negative control that shows each isolation test has teeth. `userns`: build the
-        isolation inside a user namespace (None: only when not root; True: even as root, which
+        """`isolate=False` skips namespaces, the uid drop and the syscall filter (rlimits-only) even
+        as root: the negative control that shows each isolation test has teeth; `syscall_filter=False`
+        keeps the isolation but not the filter (the control for what the filter alone refuses).
+        `userns`: build the isolation inside a user namespace (None: only when not root; True: even as root, which
         is how the tests exercise the path a user without root takes)."""
         self.limits = limits or Limits()
         self.hidden = [*_default_hidden(), *map(str, hidden_paths)]
         self.runner = runner
         self.quiet = quiet
         self.isolate = isolate
+        self.want_filter = isolate and syscall_filter
         self.userns = (os.geteuid() != 0) if userns is None else userns
         self.isolation = "rlimits-only"
+        self.syscall_filter = False  # whether children run under the seccomp filter (`syscalls.py`)
         self.zygote_pid = 0
         self.uid = 0
         self._proc: subprocess.Popen | _Forked | None = None
@@ -216,6 +232,7 @@ class Sandbox:
             "keep": _keep_paths(),
             "uid": uid,
             "isolate": self.isolate,
+            "syscall_filter": self.want_filter,
             "groups": self._groups.dirs if self._groups else None,
             "userns": userns,
         }
@@ -252,9 +269,13 @@ class Sandbox:
             raise
         mine.settimeout(None)
         self.isolation = hello["isolation"]
+        self.syscall_filter = bool(hello.get("syscall_filter"))
         self.zygote_pid = hello["pid"]
         if self.isolation in _NOT_ENFORCED and not self.quiet:
             print(f"grader: sandbox is {self.isolation}: {_NOT_ENFORCED[self.isolation]}", file=sys.stderr)
+        if self.want_filter and not self.syscall_filter and not self.quiet and sys.platform.startswith("linux"):
+            print("grader: no syscall filter (libseccomp.so.2 not found): a submission can start programs "
+                  "and use key rings; install libseccomp2", file=sys.stderr)
 
     @staticmethod
     def _popen(code: str, config: dict, theirs: socket.socket, preexec) -> subprocess.Popen:
@@ -431,6 +452,7 @@ class Sandbox:
                         result.failure = failure
                     _fail_all(result, pending, failure, "not run: the submission could not be loaded")
                     return
+                result.reply_bytes += load.wire_bytes  # every frame counts, each re-import's too
                 if first:
                     result.load = load
                     first = False
@@ -451,7 +473,7 @@ class Sandbox:
                     reply, failure = self._call(child, call, budget)
                     pending.pop(0)
                     if failure is None:
-                        result.reply_bytes += frame_bytes(reply)
+                        result.reply_bytes += reply.wire_bytes
                         if result.reply_bytes <= lim.replies_bytes:
                             result.replies[call_id] = reply
                             continue
@@ -501,7 +523,9 @@ class Sandbox:
             os.close(in_r)
             os.close(out_w)
         os.set_blocking(in_w, False)  # our end only: a child that stops reading must not block us
-        child = _Child(reply["pid"], in_w, out_r, self._groups.oom_kills() if self._groups else 0)
+        groups = self._groups
+        child = _Child(reply["pid"], in_w, out_r, groups.oom_kills() if groups else 0,
+                       groups.memory_failures() if groups else 0)
         if reply.get("error"):
             # Our failure, not the submission's: never let it read as a student's process_exit.
             self._finish(child)
@@ -574,9 +598,13 @@ class Sandbox:
     def _kill(self, child: _Child, kind: str, message: str, grace_s: float = 0.0) -> Failure:
         """Kill the child; let the way it ended refine the reason (CPU limit, kernel kill, exit code)."""
         ended = self._reap(child, grace_s)
-        if self._groups is not None and self._groups.oom_kills() > child.oom_kills:
-            # The kernel's OOM killer ended something of this submission: that names it, however it showed.
-            return Failure("memory_limit", "killed by the kernel for using more memory than the sandbox allows")
+        groups = self._groups
+        if groups is not None and (groups.oom_kills() > child.oom_kills
+                                   or groups.memory_failures() > child.memory_failures):
+            # It reached its memory cap: that names the stop, however it showed. At the cap the kernel
+            # reclaims (burning CPU time) before it kills, so which clock ran out first was chance.
+            return Failure("memory_limit", f"reached the sandbox's memory limit "
+                           f"({_gib(self.limits.memory_headroom_bytes)} for all its processes together)")
         if ended is None or ended.killed_by_us:
             return Failure(kind, message)
         if ended.signal == signal.SIGXCPU or (ended.cpu_s or 0) >= self.limits.cpu_s:
@@ -610,6 +638,10 @@ class Sandbox:
         if len(data) > cap and not text.endswith("[output truncated]\n"):
             text += "\n[output truncated]\n"
         return text
+
+
+def _gib(n: int) -> str:
+    return f"{n / (1 << 30):.3g} GiB"
 
 
 def _cannot_start(err: OSError) -> str:

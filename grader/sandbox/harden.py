@@ -99,13 +99,15 @@ def _pivot_root(new: str, old: str) -> None:
     _check(_libc.syscall(_SYS_PIVOT_ROOT, new.encode(), old.encode()), "pivot_root")
 
 
-def new_root(keep: list[str], *, own_pids: bool = True) -> None:
+def new_root(keep: list[str], *, own_pids: bool = True, hidden: list[str] = ()) -> None:
     """Replace the child's view of the filesystem by a fresh root that holds only the system's
     programs and libraries and the kept paths (the interpreter and its packages), all
     read-only, a new /proc for its PID namespace, a minimal /dev, and private size-capped
     scratch areas. Nothing else of the host exists in it: no repository, no submissions, no
     rubric, no output folder, no platform metadata, and the mount table (/proc/self/mountinfo)
-    lists only what is bound in. The old root is detached, so no path leads back to it."""
+    lists only what is bound in. A hidden path that lies inside a kept one (the grader installed
+    into the venv, its rubric among its data files) is covered by an empty one. The old root is
+    detached, so no path leads back to it."""
     handles: list[tuple[str, int]] = []  # (path inside the new root, O_PATH handle), taken first
     links: list[tuple[str, str]] = []
     for name in SYSTEM_DIRS:
@@ -124,6 +126,7 @@ def new_root(keep: list[str], *, own_pids: bool = True) -> None:
     # Without a PID namespace of its own (a user namespace cannot leave its parent's) a new /proc
     # cannot be mounted: the host's is bound in, read-only, and shows the host's processes.
     host_proc = None if own_pids else os.open("/proc", os.O_PATH)
+    covers = sorted({Path(os.path.realpath(h)) for h in hidden if os.path.lexists(h)})  # while the host is in sight
     # The new root is built on a tmpfs over /tmp: the host's /tmp is already out of sight below it.
     root = "/tmp"
     mount("sandbox-root", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=755")
@@ -154,6 +157,14 @@ def new_root(keep: list[str], *, own_pids: bool = True) -> None:
         os.makedirs(target, mode=0o755, exist_ok=True)
         _bind(fd, target)
         os.close(fd)
+    covered += [Path(f"/{name}") for name, _ in kept_handles]
+    for h in covers:
+        if any(c == h or c in h.parents for c in covered) and os.path.exists(target := f"{root}{h}"):
+            if os.path.isdir(target):
+                mount("sandbox-hidden", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                      "size=4k,nr_inodes=1,mode=555")
+            else:
+                mount("/dev/null", target, None, MS_BIND)
     os.makedirs(f"{root}/proc", mode=0o555)
     if host_proc is None:
         mount("proc", f"{root}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)

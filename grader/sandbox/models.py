@@ -40,10 +40,11 @@ class Limits(BaseModel):
     output_bytes: int = Field(64 * 1024, ge=256, description="How much of stdout+stderr the report keeps.")
     source_bytes: int = Field(1 * MiB, ge=1, description="The largest submission file accepted.")
     reply_bytes: int = Field(
-        4 * MiB, ge=4096, description="The largest reply to one call (less when the call is small)."
+        4 * MiB, ge=4096, description="The largest reply to one call, header and tensors (less when the call is small)."
     )
     replies_bytes: int = Field(
-        32 * MiB, ge=4096, description="Every reply of one submission together; past it the submission stops."
+        32 * MiB, ge=4096, description="Every frame of one submission together, headers and tensors; past it the "
+        "submission stops."
     )
     max_restarts: int = Field(2, ge=0, description="Fresh children after a call killed its child.")
 
@@ -63,7 +64,7 @@ class RunResult:
     output: str = ""
     isolation: Isolation = "rlimits-only"
     wall_s: float = 0.0
-    reply_bytes: int = 0  # tensor bytes received, against Limits.replies_bytes
+    reply_bytes: int = 0  # bytes received (headers and tensors, every frame), against Limits.replies_bytes
 
 
 class SandboxError(RuntimeError):

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dis
 import functools
 import importlib.util
+import json
+import os
 import sys
 import traceback
 import types
@@ -26,6 +29,8 @@ from grader.sandbox.wire import Frame, WireError, encode, read_frame, write_all,
 from grader.vocabulary import ENTRY_NAMES
 
 _MAX_MESSAGE = 600
+_MAX_NAME = 80
+DEFINED_BYTES = 8 << 10  # the names a submission defines, as JSON, in its 'loaded' frame
 
 
 class ForbiddenAPIError(RuntimeError):
@@ -92,14 +97,99 @@ def _override_kernels():
 
 def _neuter(func: types.FunctionType, name: str) -> None:
     """Turn a Python function into its own tripwire in place, so every reference to it (one a
-    gc walk finds, one saved before) raises too. Its globals are torch's: only builtins used."""
-    if func.__code__.co_freevars:
-        return  # a closure cannot take a code without free variables; the setattr door still holds
+    gc walk finds, one saved before) records the attempt and raises too. Its globals are torch's:
+    the tripwire reaches FUSED_SEEN through sys.modules, with builtins only. A closure's tripwire
+    names the same free variables, so it fits the cells the function already holds."""
+    if func.__code__.co_filename == "<tripwire>":
+        return
+    free = func.__code__.co_freevars
+    record = f"__import__('sys').modules[{__name__!r}].FUSED_SEEN.append({name!r})"
+    body = (f"    def tripwire(*args, **kwargs):\n        {', '.join(free) or 'None'}\n"
+            f"        try:\n            {record}\n"
+            f"        finally:\n            raise RuntimeError({f'{name} {_FORBIDDEN_MARK}'!r})\n")
     scope: dict[str, Any] = {}
-    exec(compile(f"def tripwire(*args, **kwargs):\n    raise RuntimeError({f'{name} {_FORBIDDEN_MARK}'!r})\n",
+    exec(compile("def outer():\n" + "".join(f"    {v} = None\n" for v in free) + body + "    return tripwire\n",
                  "<tripwire>", "exec"), scope)
-    func.__code__ = scope["tripwire"].__code__
+    code = scope["outer"]().__code__
+    if code.co_freevars != free:
+        return  # cannot fit its cells; the attribute doors and the dispatcher still hold
+    func.__code__ = code
     func.__defaults__ = func.__kwdefaults__ = None
+
+
+# A function of torch's that names one of these (an operator, a flavour of fused attention) leads to it.
+_LIBRARY_PARTS = (*_FORBIDDEN_PARTS, "flash_attention", "efficient_attention", "cudnn_attention", "flex_attention")
+_BINARY_OP = dis.opmap.get("BINARY_OP")
+_MATMUL_OPARGS = (4, 17)  # BINARY_OP's `@` and `@=`
+
+
+def _code_of(func: types.FunctionType) -> tuple[str, list[types.CodeType]]:
+    """The names and strings a function's code uses (its nested functions' too, not its docstring)."""
+    words, codes, todo = [], [], [func.__code__]
+    while todo:
+        code = todo.pop()
+        codes.append(code)
+        words += code.co_names
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                todo.append(const)
+            elif isinstance(const, str) and const is not func.__doc__:
+                words.append(const)
+    return "\0".join(words), codes
+
+
+def _computes_attention(func: types.FunctionType) -> bool:
+    """It names a fused attention operator or flavour, or it takes a softmax and a matrix product
+    (matmul, bmm, baddbmm, einsum or `@`): ready-made attention, in Python, out of plain operators."""
+    text, codes = _code_of(func)
+    if any(part in text for part in _LIBRARY_PARTS):
+        return True
+    if "softmax" not in text:
+        return False
+    names = set(text.split("\0"))
+    if names & {"matmul", "bmm", "baddbmm", "einsum", "mm"}:
+        return True
+    return _BINARY_OP is not None and any(
+        b[i] == _BINARY_OP and b[i + 1] in _MATMUL_OPARGS for code in codes for b in [code.co_code]
+        for i in range(0, len(b) - 1, 2))
+
+
+def _torch_functions() -> Iterator[types.FunctionType]:
+    """Every Python function defined in torch's own files and reachable from an imported torch module:
+    module attributes, class attributes (methods, static and class methods, properties), and what
+    their decorators wrap. Only dictionaries are read: no attribute lookup runs a module's code."""
+    home = os.path.dirname(torch.__file__) + os.sep
+    seen: set[int] = set()
+    todo: list[Any] = []
+    for name, module in list(sys.modules.items()):
+        if (name == "torch" or name.startswith("torch.")) and issubclass(type(module), ModuleType):
+            todo += list(vars(module).values())
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        kind = type(obj)  # not isinstance: that asks the object for its __class__, running its code
+        if kind is staticmethod or kind is classmethod:
+            todo.append(obj.__func__)
+        elif kind is property:
+            todo += [obj.fget, obj.fset, obj.fdel]
+        elif kind is functools._lru_cache_wrapper:
+            todo.append(obj.__wrapped__)
+        elif issubclass(kind, type) and str(type.__dict__["__module__"].__get__(obj)).startswith("torch"):
+            todo += list(vars(obj).values())
+        elif kind is types.FunctionType:
+            todo.append(obj.__dict__.get("__wrapped__"))
+            if obj.__code__.co_filename.startswith(home):
+                yield obj
+
+
+def library_attention() -> list[types.FunctionType]:
+    """Every attention implementation of the torch this process imported, found by walking its modules
+    when the server starts (not a fixed list): the doors to the fused operators, their eager references
+    (flex attention's), the quantizable MultiheadAttention's own forward, decompositions, helpers."""
+    return sorted((f for f in _torch_functions() if _computes_attention(f)),
+                  key=lambda f: (f.__module__ or "", f.__qualname__))
 
 
 _sealed = False
@@ -121,6 +211,8 @@ def seal() -> None:
         if isinstance(original, types.FunctionType):
             _neuter(original, label)
         setattr(owner, attr, _forbid(label))
+    for func in library_attention():
+        _neuter(func, f"{func.__module__}.{func.__qualname__}")
     lib = _override_kernels()
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(lib))  # never released: the override lives as long as the child
     del lib
@@ -147,9 +239,9 @@ def _describe(exc: BaseException) -> dict[str, Any]:
         message = str(exc)
     except Exception:  # a hostile __str__ must not take the runner down
         message = "<unprintable exception>"
-    kind = type(exc).__name__
+    kind = type(exc).__name__[:_MAX_NAME]
     # The class names of its MRO, so the grader can judge "is a ValueError" as isinstance would.
-    mro = [c.__name__ for c in type(exc).__mro__][:12]
+    mro = [c.__name__[:_MAX_NAME] for c in type(exc).__mro__][:12]
     if isinstance(exc, RuntimeError) and ("allocate" in message or "out of memory" in message):
         kind = "MemoryError"
     if isinstance(exc, ForbiddenAPIError) or _FORBIDDEN_MARK in message:
@@ -178,7 +270,12 @@ def load_module(path: str, name: str = "submission") -> tuple[ModuleType | None,
         return None, Frame("load_error", meta)
     names = [n for n in ENTRY_NAMES if callable(getattr(module, n, None))]
     # Everything callable it does define, so a misspelt name can be pointed out.
-    defined = sorted(n for n, obj in vars(module).items() if callable(obj) and not n.startswith("_"))[:200]
+    defined, size = [], 0
+    for n in sorted(n for n, obj in vars(module).items() if callable(obj) and not n.startswith("_"))[:200]:
+        size += len(json.dumps(n[:_MAX_NAME])) + 2
+        if size > DEFINED_BYTES:
+            break
+        defined.append(n[:_MAX_NAME])
     return module, Frame("loaded", {"names": names, "defined": defined})
 
 

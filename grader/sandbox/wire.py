@@ -21,6 +21,12 @@ from grader.vocabulary import DTypeName
 
 MAX_HEADER_BYTES = 1 << 20
 MAX_FRAME_BYTES = 64 << 20
+# A child's header: the runner's replies need at most ~15 KiB (an error's 600-character message and
+# 12 class names of 80, escaped as JSON, the slips, the ready-made operators it tried), its 'loaded'
+# frame at most ~9 KiB (the names it defines, `runner.DEFINED_BYTES`).
+REPLY_HEADER_BYTES = 32 << 10
+# Nesting of a header's `meta`: the runner's is two deep ({"slips": [...]}); JSON's own limit is ~200.
+MAX_META_DEPTH = 4
 
 DTYPES: dict[str, torch.dtype] = {
     "float64": torch.float64,
@@ -60,6 +66,7 @@ class Frame:
     kind: str
     meta: dict[str, Any] = field(default_factory=dict)
     tensors: dict[str, torch.Tensor] = field(default_factory=dict)
+    wire_bytes: int = 0  # what it took on the wire (length, header and tensors), set by read_frame
 
 
 def encode(frame: Frame) -> bytes:
@@ -119,12 +126,26 @@ def decode_header(head: bytes) -> WireHeader:
 @dataclass(frozen=True)
 class Bounds:
     """What one reply may hold, derived from the call that asked for it: no dimension above
-    `dim`, no tensor above `numel` elements, no frame above `nbytes`. A reply of shape
-    (0, T, T) is tiny on the wire but would make a check build a T x T mask: refused here."""
+    `dim`, no tensor above `numel` elements, no frame (header and tensors) above `nbytes`, no
+    header above `header`. A reply of shape (0, T, T) is tiny on the wire but would make a check
+    build a T x T mask: refused here."""
 
     dim: int
     numel: int
     nbytes: int
+    header: int = REPLY_HEADER_BYTES
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether `value` nests deeper than `limit` containers (iterative: no recursion to exhaust)."""
+    todo = [(value, 0)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, dict | list):
+            if depth >= limit:
+                return True
+            todo.extend((x, depth + 1) for x in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 def _numel(spec: TensorSpec, bounds: Bounds | None) -> int:
@@ -156,15 +177,19 @@ def read_frame(
 ) -> Frame:
     """Read one frame; raises WireError, TimeoutError or EOFError, never anything from the peer.
     Every size is checked against the header before a byte of tensor data is read."""
+    header_cap = MAX_HEADER_BYTES
     if bounds is not None:
         max_bytes = min(max_bytes, bounds.nbytes)
+        header_cap = min(header_cap, bounds.header, bounds.nbytes)
     hlen = length_of(_read_exact(fd, LENGTH.size, deadline))
-    if hlen > MAX_HEADER_BYTES:
-        raise WireError(f"frame header of {hlen} bytes is over the {MAX_HEADER_BYTES}-byte cap")
+    if hlen > header_cap:
+        raise WireError(f"frame header of {hlen} bytes is over the {header_cap}-byte cap")
     header = decode_header(_read_exact(fd, hlen, deadline))
+    if _depth_over(header.meta, MAX_META_DEPTH):
+        raise WireError(f"frame header nested deeper than {MAX_META_DEPTH} levels")
     total = sum(s.nbytes for s in header.tensors)
-    if total > max_bytes:
-        raise WireError(f"frame of {total} bytes is over the {max_bytes}-byte cap")
+    if total + (hlen if bounds is not None else 0) > max_bytes:
+        raise WireError(f"frame of {total + hlen} bytes is over the {max_bytes}-byte cap")
     numels = [_numel(spec, bounds) for spec in header.tensors]
     body = memoryview(_read_exact(fd, total, deadline)) if total else memoryview(b"")  # one read, not one per tensor
     tensors: dict[str, torch.Tensor] = {}
@@ -174,8 +199,4 @@ def read_frame(
             raise WireError(f"tensor {spec.name!r} appears twice in one frame")
         tensors[spec.name] = _tensor(spec, body[start : start + spec.nbytes], numel)
         start += spec.nbytes
-    return Frame(kind=header.kind, meta=header.meta, tensors=tensors)
-
-
-def frame_bytes(frame: Frame) -> int:
-    return sum(t.numel() * t.element_size() for t in frame.tensors.values())
+    return Frame(kind=header.kind, meta=header.meta, tensors=tensors, wire_bytes=LENGTH.size + hlen + total)

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from grader.sandbox import harden
+from grader.sandbox import harden, syscalls
 from grader.sandbox.cgroups import SlotGroups
 from grader.sandbox.framing import LENGTH, length_of, prefixed
 from grader.sandbox.models import Limits
@@ -62,6 +62,7 @@ class Hello(BaseModel):
     model_config = ConfigDict(extra="forbid")
     pid: int
     isolation: Isolation
+    syscall_filter: bool = False  # every child runs under `syscalls.REFUSED`
 
 
 class Exit(BaseModel):
@@ -120,7 +121,7 @@ class _Spare:
 class Zygote:
     def __init__(
         self, sock: socket.socket, runner: str, hidden: list[str], keep: list[str], uid: int, isolate: bool,
-        groups: dict[str, str] | None = None, userns: bool = False,
+        groups: dict[str, str] | None = None, userns: bool = False, syscall_filter: bool = True,
     ) -> None:
         self.sock = sock
         self.groups = SlotGroups(groups) if groups else None
@@ -133,6 +134,8 @@ class Zygote:
         self.ready_fd: int | None = None  # in a child, until it is hardened
         self.spare: _Spare | None = None  # the next submission's child, prepared while this one runs
         self.serve = _load_runner(runner)
+        # Compiled once here; each child loads it last, just before the submission is imported.
+        self.filter = syscalls.program() if isolate and syscall_filter else None
         # A user namespace cannot return to its parent's PID namespace after making one: no PID namespaces there.
         self.own_pids = not userns
         self.namespaces = isolate and harden.probe_namespaces(keep, own_pids=self.own_pids)
@@ -153,7 +156,7 @@ class Zygote:
     def loop(self) -> None:
         send(
             self.sock,
-            Hello(pid=os.getpid(), isolation=self.isolation).model_dump(),
+            Hello(pid=os.getpid(), isolation=self.isolation, syscall_filter=self.filter is not None).model_dump(),
         )
         self.replenish()  # while the grader builds its probes
         while True:
@@ -269,7 +272,7 @@ class Zygote:
         joins = self.groups.open_join() if self.groups is not None else []  # before /sys leaves sight
         if self.namespaces:
             harden.enter_namespaces()
-            harden.new_root(self.keep, own_pids=self.own_pids)
+            harden.new_root(self.keep, own_pids=self.own_pids, hidden=self.hidden)
         msg, fds = recv(ctl, maxfds=4)
         ctl.close()
         if msg is None or len(fds) != 4:
@@ -313,6 +316,8 @@ class Zygote:
         if uid is not None:
             harden.drop_privileges(uid)
         harden.prctl(harden.PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
+        if self.filter is not None:  # last: nothing above may need a refused call
+            syscalls.load(self.filter, harden._libc)
         os.write(self.ready_fd, b"ok")
         os.close(self.ready_fd)
         self.ready_fd = None
@@ -497,6 +502,9 @@ def _warm_up(torch) -> None:
         g = g.masked_fill(g > 1.0, -1e9)
         p = torch.softmax(g, dim=0) + torch.softmax(g, dim=1)
         torch.autograd.grad((p.sum(-1, keepdim=True) * x).sum(), [x, lin.weight])
+        # Printing a tensor or a module imports torch's formatting modules on first use: here, since a
+        # child cannot import any module of torch's (its files are out of sight).
+        repr(g), repr(lin), f"{g.detach()[0, 0, 0]:.3f}"
     r, w_ = os.pipe()
     try:
         frame = Frame("reply", {"id": "warm", "ok": True}, {"t": torch.randn(2, 3)})
@@ -529,7 +537,7 @@ def serve(config: dict[str, Any], sock: socket.socket) -> None:
     # No PDEATHSIG here: it fires when the *thread* that started us ends. EOF on the socket is our cue.
     harden.prctl(harden.PR_SET_CHILD_SUBREAPER, 1)
     Zygote(sock, config["runner"], config["hidden"], config["keep"], config["uid"], config["isolate"],
-           config.get("groups"), config.get("userns", False)).loop()
+           config.get("groups"), config.get("userns", False), config.get("syscall_filter", True)).loop()
 
 
 def main() -> None:

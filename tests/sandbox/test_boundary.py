@@ -99,3 +99,38 @@ def test_static_check_reads_the_text_python_runs():
     source = b"# -*- coding: utf-7 -*-\nx = 1 +AAo-y = 2\n"
     assert "y = 2" in grade.python_text(source).splitlines()[2]
     assert grade.python_text(b"\xff\xfe broken") == b"\xff\xfe broken".decode("utf-8", "replace")
+
+
+# -- every byte from the child counted: headers as well as tensors ----------------------------
+def test_padded_headers_are_refused_at_the_boundary(sandbox):
+    res = sandbox.run(gallery("huge_headers"), attention_calls(3))
+    assert res.replies == {} and {f.kind for f in res.failures.values()} == {"protocol_error"}, res.failures
+    assert any("header of" in f.message for f in res.failures.values()), res.failures
+
+
+@needs_peak
+def test_padded_headers_cost_the_grader_little(sandbox):
+    report, grew = peak_growth(lambda: grade.grade_file(gallery("huge_headers"), sandbox=sandbox))
+    assert report.status == "graded" and report.score == 0, report.score
+    assert grew < 200 * MiB, f"the grader's peak memory rose by {grew / MiB:.0f} MiB"
+
+
+def test_deeply_nested_headers_are_refused(sandbox):
+    res = sandbox.run(gallery("deep_headers"), attention_calls(2))
+    assert res.replies == {} and any("nested deeper" in f.message for f in res.failures.values()), res.failures
+
+
+def test_headers_count_toward_the_submission_cap():
+    calls = attention_calls(12)
+    # Its tensors need ~9 KB for all twelve replies; its ~28 KB headers pass the cap by the eighth.
+    limits = TEST_LIMITS.model_copy(update={"replies_bytes": 200 * 1024})
+    with Sandbox(limits=limits, quiet=True) as sb:
+        honest = sb.run(REFERENCE, calls)
+        padded = sb.run(gallery("many_headers"), calls)
+    assert honest.failures == {} and len(honest.replies) == len(calls)
+    # Every frame counted: the 'loaded' one and each reply's header, not only the tensors.
+    tensors = sum(t.numel() * t.element_size() for r in honest.replies.values() for t in r.tensors.values())
+    assert honest.reply_bytes == honest.load.wire_bytes + sum(r.wire_bytes for r in honest.replies.values())
+    assert honest.reply_bytes > tensors
+    assert any("per submission" in f.message for f in padded.failures.values()), padded.failures
+    assert 0 < len(padded.replies) < len(calls)
