@@ -15,7 +15,7 @@ graded by the instructor's own command, `python -m grader grade EXPORT --out OUT
 meanwhile (every process, from /proc/stat): spread over every core, that CPU is the least wall time any
 schedule could take on this machine. Then the same class again, every report from the store. Fresh interpreters are timed again right before and after it.
 
-The warm figures run in this process with the settings that command uses (`cli.plant_seed`: one
+The warm figures run in this process with the settings that command uses (`process.plant_seed`: one
 torch thread, sandbox servers forked from a clean copy).
 """
 
@@ -34,9 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from grader.batch.run import grade_files  # noqa: E402
-from grader.cli import plant_seed  # noqa: E402
 from grader.grade import grade_file  # noqa: E402
 from grader.probes import build_probes, hidden_seed  # noqa: E402
+from grader.process import plant_seed  # noqa: E402
 from grader.sandbox import Sandbox  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -175,6 +175,9 @@ def main() -> None:
         print(f"CPU per submission in that run, every process on the machine: {cpu * 1000:.1f} ms; spread over "
               f"this machine's {cores} cores at best {cpu / cores * 1000:.1f} ms, fresh/that = "
               f"{f2 / (cpu / cores):.1f}x")
+        # `grade` runs one judging process per usable core (--jobs): busy cores over the run, from the same
+        # /proc/stat figures (on a shared machine another user's work counts too).
+        print(f"cores busy during that run: {cpu / cold:.2f} of {cores} ({cpu / cold / cores:.0%}; target >= 90%)")
         print(f"the same class again, every report from the store: {again * 1000:.2f} ms per submission, "
               f"fresh/that = {f2 / again:.0f}x")
 

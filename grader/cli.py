@@ -3,32 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import atexit
 import importlib
 import json
-import os
 import sys
 from pathlib import Path
 
 from grader import paths
-
-
-def plant_seed() -> None:
-    """Before any rubric, secret or submission is read: the sandbox's servers are forked from
-    this copy, so the process imports torch once and they hold nothing secret."""
-    import gc
-
-    import torch
-
-    from grader.sandbox import seed
-
-    # torch's objects live as long as the process: kept out of every later collection, the
-    # grader's own imports and the seed's copy-on-write pages stop paying for them.
-    gc.freeze()
-
-    seed.plant()
-    # This process is the command's own: the grader's expected values are tiny, threads only cost.
-    torch.set_num_threads(1)
+from grader.process import leave, plant_seed
 
 
 def _check(args) -> int:
@@ -130,9 +111,14 @@ def _grade(args) -> int:
     out = Path(args.out) if args.out else None
     named = [*map(Path, args.files), *([Path(args.roster)] if args.roster else [])]
     hidden = sorted({(p if p.is_dir() else p.parent).resolve() for p in named})  # classmates' files, the roster
+    if args.jobs is None:
+        from grader.batch.cores import usable_cores
+
+        args.jobs = usable_cores()
     run = grade_class(intake, rubric=rubric, secret=secret, out=out, shard=shard, hidden=hidden,
                       progress=not args.json and not single, junit=Path(args.junit) if args.junit else None,
-                      published=args.published, lms=lms)  # feedback/ (with --out) shows the grade only once published
+                      published=args.published, lms=lms,  # feedback/ (with --out) shows the grade only once published
+                      jobs=args.jobs)
     reports = [r.report for r in run.results if r.report is not None]
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in reports], indent=1))
@@ -193,7 +179,8 @@ def _class_line(run, out, shard) -> None:
     students = len(run.results)
     per = f", {run.seconds / students * 1000:.0f} ms per student" if students else ""
     part = f" (shard {shard[0]}/{shard[1]})" if shard else ""
-    print(f"graded {students} students{part} in {run.seconds:.1f} s{per}: {run.graded_now} graded now, "
+    jobs = f" by {run.jobs} judging processes" if run.jobs > 1 else ""
+    print(f"graded {students} students{part} in {run.seconds:.1f} s{per}{jobs}: {run.graded_now} graded now, "
           f"{run.from_store} from the store, {s.no_submission} without a submission, {s.ungradable} ungradable, "
           f"{s.grader_errors} grader errors, {len(s.review)} to review (review.csv); "
           f"mean {s.mean:.1f}/{s.max_score:g}; {len(run.skipped)} paths skipped"
@@ -234,8 +221,16 @@ def _add_lms_options(p, *, roster: bool) -> None:
                        "assignment, written back with grades; --lms canvas: Canvas's gradebook export")
 
 
+def _serve(args) -> int:
+    from grader.serve.run import print_tokens, serve
+
+    if args.action == "tokens":
+        return print_tokens(Path(args.course), base_url=args.base_url)
+    return serve(Path(args.course), host=args.host, port=args.port, before_secret=plant_seed)
+
+
 def _override(args) -> int:
-    from grader.batch.merge import merge_stores
+    from grader.batch.merge import rewrite_outputs
     from grader.batch.overrides import record_override
     from grader.intake.collect import InputError
 
@@ -253,7 +248,7 @@ def _override(args) -> int:
     print(f"override recorded for {_line(r.student.name or r.student.id)} ({what}), for the submission "
           f"{o.source_sha256[:12]}", file=sys.stderr)
     try:  # the outputs now, as the next run would write them
-        merge_stores([out], out)
+        rewrite_outputs(out)
     except InputError:  # one shard of a class: `merge` writes the class's outputs with it
         print("applied at this shard's next run and at the merge", file=sys.stderr)
     else:
@@ -334,6 +329,12 @@ def student_edition() -> bool:
     return paths.STUDENT_EDITION.is_file()
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"takes a whole number of processes, 1 or more, not {text!r}")
+    return int(text)
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     student = student_edition()
     prog = "grader" if student else "python -m grader"  # the student wheel installs a `grader` command
@@ -364,6 +365,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                        "and a row for each student who handed in nothing")
         p.add_argument("--shard", metavar="K/N", help="grade only the K-th of N deterministic parts of the class")
         p.add_argument("--junit", metavar="PATH", help="also write JUnit XML, one testcase per check")
+        p.add_argument("--jobs", metavar="N", type=_positive,
+                       help="judging processes, each with its own sandboxes (default: the cores this process may "
+                            "use, from its CPU affinity and cgroup quota); the gradebook is the same for any N")
         p.add_argument("--json", action="store_true", help="print one JSON array of reports, nothing else")
         p.add_argument("--html", metavar="DIR", help="write one HTML report per submission")
         p.add_argument("--markdown", metavar="DIR", help="write one markdown report per submission")
@@ -399,6 +403,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--points", type=float, metavar="N")
         p.add_argument("--reason", required=True, help="why: shown to the student with the adjustment")
         p.set_defaults(func=_override)
+
+        p = sub.add_parser("serve", help="the course service: students upload in the browser (instructor)")
+        p.add_argument("action", nargs="?", choices=["tokens"], help="tokens: print each student's sign-in link")
+        p.add_argument("--course", required=True, metavar="COURSE.yaml")
+        p.add_argument("--host", default="127.0.0.1")
+        p.add_argument("--port", type=int, default=8000)
+        p.add_argument("--base-url", default="http://127.0.0.1:8000", help="for the links `serve tokens` prints")
+        p.set_defaults(func=_serve)
 
         sub.add_parser("demo", help="grade the bundled example and show the feedback").set_defaults(func=_demo)
         sub.add_parser("schemas", help="regenerate the JSON Schemas").set_defaults(func=_schemas)
@@ -475,12 +487,5 @@ def run() -> None:
     """`python -m grader` and the `grader` command: main, then leave without the interpreter's
     teardown. The exit handlers run first (a notebook sandbox's close, logging) and the output is
     flushed; what is skipped is the teardown of torch's modules, which costs a cold run about as
-    much as grading one file and changes nothing anyone can see."""
-    code = main()
-    atexit._run_exitfuncs()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (BrokenPipeError, ValueError):  # a reader that went away (`| head`): nothing left to tell it
-        code = code or 1
-    os._exit(code)
+    much as grading one file and changes nothing anyone can see (grader.process.leave)."""
+    leave(main())

@@ -113,14 +113,19 @@ def execute(path: Path, *, sandbox: Sandbox, rubric: Rubric, secret: str | None,
     try:
         source = path.read_bytes()[:MAX_SOURCE_BYTES]
     except OSError as exc:
-        run = RunResult(load=None, replies={}, failures={}, failure=None, output="", isolation=sandbox.isolation,
-                        wall_s=0.0)
-        return Executed(path, build_probes(None), run, "", unreadable=str(exc))
+        return unread(path, sandbox, str(exc))
     hidden = audience == "instructor" and any(c.visibility != "visible" for c in rubric.checks)
     probes = build_probes(hidden_seed(secret or "", source) if hidden else None)
     limits = rubric.limits.sandbox_limits(sandbox.limits) if rubric.limits else None
     run = sandbox.run(path, probes.calls(), hidden_paths=list(hidden_paths), limits=limits)
     return Executed(path, probes, run, python_text(source))
+
+
+def unread(path: Path, sandbox: Sandbox, reason: str) -> Executed:
+    """A file nothing was run for: every check says why it could not be read."""
+    run = RunResult(load=None, replies={}, failures={}, failure=None, output="", isolation=sandbox.isolation,
+                    wall_s=0.0)
+    return Executed(path, build_probes(None), run, "", unreadable=reason)
 
 
 def judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Catalogue | None = None,
@@ -219,7 +224,13 @@ def self_check(path: Path, *, sandbox: Sandbox | None = None, hint_state_path: P
     path = Path(path)
     kwargs = dict(sandbox=sandbox or shared_sandbox(), audience="student", rubric=load_self_check(),
                   hint_state_path=hint_state_path, hint_key=hint_key or str(path.resolve()))
-    script = notebook_script(path)
+    from grader.intake.bounds import Unreadable
+
+    try:  # what intake would refuse in a class run is not run here either: the student is told why
+        script = notebook_script(path)
+    except Unreadable as exc:
+        executed = unread(path, kwargs.pop("sandbox"), str(exc))
+        return judge(executed, **{k: kwargs[k] for k in ("rubric", "audience", "hint_state_path", "hint_key")})
     if script is None:
         return grade_file(path, **kwargs)
     with tempfile.TemporaryDirectory(prefix="grader-notebook-") as tmp:
@@ -230,21 +241,28 @@ def self_check(path: Path, *, sandbox: Sandbox | None = None, hint_state_path: P
 
 
 def notebook_script(path: Path) -> str | None:
-    """The script a notebook, or a script exported from one, is graded as; None for a plain file."""
-    from grader.intake import notebook
+    """The script a notebook, or a script exported from one, is graded as; None for a plain file.
+    `Unreadable` (intake's bounds) for a notebook, or a plain file, that intake would not read."""
+    from grader.intake import bounds, notebook
     from grader.intake.files import MAX_NOTEBOOK_BYTES, Refused, read_file
 
     try:
         data = read_file(path, MAX_NOTEBOOK_BYTES).data
     except Refused:
         return None  # grading the file itself says why it cannot be read
+    if path.suffix == ".ipynb":
+        return bounds.reading("this notebook", lambda: notebook.notebook_to_script(data).script)
     try:
-        if path.suffix == ".ipynb":
-            return notebook.notebook_to_script(data).script
         text = data.decode("utf-8")
-    except (ValueError, UnicodeDecodeError):
+    except UnicodeDecodeError:
         return None
-    return notebook.exported_to_script(text).script if notebook.is_exported_notebook(text) else None
+    if notebook.is_exported_notebook(text):
+        return bounds.reading("this notebook", lambda: notebook.exported_to_script(text).script)
+    try:
+        bounds.parse_python(text)
+    except SyntaxError:
+        pass  # the file's own: the sandbox reports it with its line
+    return None
 
 
 def secret_from_env(rubric: Rubric) -> str | None:

@@ -7,7 +7,9 @@ points) and `Diagnoses` (misconception ids, space-separated), `Notes`. Scores ar
 reports print them (`report.view.score_text`: at most two decimals, `70.95`, `86`), never `70.947917`.
 
 Every text cell is escaped against formula injection: one that starts with =, +, -, @, a tab or a
-carriage return gets a leading apostrophe, so a spreadsheet shows it as text.
+carriage return gets a leading apostrophe, so a spreadsheet shows it as text. Names come from students'
+files and archives: terminal escapes and bidi overrides in them are written as visible escapes
+(`report.view.printable`), so `cat skipped.csv` cannot steer the terminal.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import csv
 import io
 
 from grader.batch.models import StudentResult
-from grader.report.view import cap_line, score_text
+from grader.report.view import cap_line, printable, score_text
 
 HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Email", "Score", "Max Score", "Status",
           "Late", "Submission", "SHA256"]
@@ -24,9 +26,10 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 def cell(value: object) -> object:
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
-        return "'" + value
-    return value
+    if not isinstance(value, str):
+        return value
+    value = printable(value)
+    return "'" + value if value.startswith(FORMULA_PREFIXES) else value
 
 
 def gradebook_csv(results: list[StudentResult]) -> str:

@@ -2,8 +2,10 @@
 
 Each layout writes the grades file its platform's own importer reads, with nothing it would misread, and a
 zip of feedback files named as its bulk upload matches them to students. A grade is written only for a
-`graded` row (an override applied); every other row is left out of the grades file, so an import never
-clears or zeroes a grade by a blank: the platform keeps what it had. The feedback (grades file comments and
+`graded` row (an override applied) that needs no human first (a row flagged for its identity, for not being
+on the roster or for an interface slip such as a renamed function is held out until reviewed); every other
+row is left out of the grades file, so an import never clears or zeroes a grade by a blank: the platform
+keeps what it had. The feedback (grades file comments and
 zip) is the student view of `feedback/`, so `--published` decides whether it shows the total; the grade
 itself is released by the platform's own posting policy.
 
@@ -138,8 +140,23 @@ def feedback_comment(r: StudentResult, *, published: bool) -> str:
     return f"{total}. {found} Every check is in your feedback file."
 
 
+# A row flagged for one of these is held out of the import files until a person has looked (review.csv):
+# its grade may belong to someone else, or be a 0 for math that passes behind a renamed function.
+HELD_FOR_REVIEW = frozenset({"ambiguous_identity", "identity_conflict", "not_on_roster", "interface"})
+
+
+def _held(r: StudentResult) -> list[str]:
+    return sorted({f.kind for f in r.student.flags if f.kind in HELD_FOR_REVIEW})
+
+
 def _graded(results: list[StudentResult]) -> list[StudentResult]:
-    return [r for r in results if r.status == "graded" and r.report is not None]
+    return [r for r in results if r.status == "graded" and r.report is not None and not _held(r)]
+
+
+def held_for_review(results: list[StudentResult], grades_file: str) -> list[str]:
+    return [f"{r.student.name or r.student.id}: held out of {grades_file} and its feedback zip until reviewed "
+            f"({', '.join(k.replace('_', ' ') for k in _held(r))}; see review.csv): enter this grade by hand"
+            for r in results if r.status == "graded" and r.report is not None and _held(r)]
 
 
 
@@ -234,6 +251,7 @@ def write_lms(out: Path, results: list[StudentResult], export: LmsExport, *, pub
     `feedback` renders a student's feedback file (the same text as feedback/)."""
     layout = LAYOUTS[export.lms]
     text, left_out = layout.grades(results, export, published=published)
+    left_out += held_for_review(results, layout.grades_file)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for r in _graded(results):

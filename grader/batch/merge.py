@@ -62,12 +62,21 @@ def check_shards(shards: list[tuple[Path, list[ShardRecord]]]) -> list[str]:
     return problems
 
 
+def rewrite_outputs(out: Path) -> ClassRun:
+    """A class run's outputs written again from its own store (after an override), as its next run would."""
+    return merge_stores([out], out, rewrite=True)
+
+
 def merge_stores(dirs: list[Path], out: Path, junit: Path | None = None, *, published: bool | None = None,
-                 lms: LmsExport | None = None) -> ClassRun:
-    """`published` (None: as the shards were graded) decides whether feedback/ shows the grade."""
+                 lms: LmsExport | None = None, rewrite: bool = False) -> ClassRun:
+    """`published` (None: as the shards were graded) decides whether feedback/ shows the grade. `rewrite`:
+    `dirs` is `[out]`, whose outputs are written again from its own store."""
+    target_store = (out / STORE_NAME).resolve()
     stores = []
     for d in dirs:
         path = d / STORE_NAME if d.is_dir() else d
+        if path.resolve() == target_store and not rewrite:  # it would add the other shards' records to its own
+            raise InputError(f"--out {out} is one of the shards being merged; merge into a new folder")
         if not path.is_file():
             raise InputError(f"{d} holds no {STORE_NAME}: pass the --out folder of each shard")
         fp = latest_fingerprint(path)
@@ -83,7 +92,7 @@ def merge_stores(dirs: list[Path], out: Path, junit: Path | None = None, *, publ
     out.mkdir(parents=True, exist_ok=True, mode=0o700)
     target = Store(out / STORE_NAME, rubric=rubric, secret=secret)
     for path, _ in stores:
-        if path.resolve() != (out / STORE_NAME).resolve():
+        if path.resolve() != target_store:
             absorb(target, path)
     results = sorted(target.results(), key=lambda r: (r.student.position, r.student.key))
     skipped = target.skipped()
@@ -91,7 +100,9 @@ def merge_stores(dirs: list[Path], out: Path, junit: Path | None = None, *, publ
     target.close()
     for r in results:
         _write_report(out, r)
-    run = ClassRun(results, skipped, summarize(results, skipped), stale_overrides=stale)
+    summary = summarize(results, skipped)
+    summary.similar = None  # the stores keep no sources: similar submissions are listed by `grade` alone
+    run = ClassRun(results, skipped, summary, stale_overrides=stale)
     lms = lms or shard_records(out / STORE_NAME)[0].lms  # as the shards wrote them
     run.written = write_outputs(out, results, skipped, run.summary, published=released, lms=lms)
     if lms:

@@ -13,6 +13,7 @@ import re
 from pathlib import PureWindowsPath
 
 from grader.intake.models import Student
+from grader.intake.platforms import GRADESCOPE_FOLDER, MOODLE_FOLDER
 from grader.report.models import Report
 
 
@@ -26,4 +27,11 @@ def handed_back(report: Report, student: Student) -> Report:
     the instructor's path to the export or the platform's renaming of it. (A row stored before `handed_in` was
     kept falls back to the file's own name.)"""
     own = student.handed_in or PureWindowsPath(student.submission or report.submission).name  # '/' and '\\' both split
-    return report.model_copy(update={"submission": own or student.name})
+    parts = own.split("/")
+    # The platform's own folder for the student (Moodle's `Name_id_assignsubmission_file/`, Gradescope's
+    # `submission_<id>/`) is the export's naming, not the student's: the title starts after it.
+    for i in range(len(parts) - 1, 0, -1):
+        if MOODLE_FOLDER.match(parts[i - 1]) or GRADESCOPE_FOLDER.match(parts[i - 1]):
+            parts = parts[i:]
+            break
+    return report.model_copy(update={"submission": "/".join(parts) or student.name})

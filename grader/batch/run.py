@@ -3,20 +3,24 @@
 Only sources the store has not seen with this rubric and secret are graded; identical sources are graded
 once. While one file is judged here, the next ones run in their own warm sandboxes, so the sandbox's waits
 (fork, pipes) and the checks' arithmetic overlap on the machine's cores. One broken file never stops the
-others: a failure while judging it is that student's `grader_error`, and the run goes on.
+others: a failure while judging it is that student's `grader_error`, and the run goes on. With `jobs` > 1
+(`grade --jobs N`), N judging processes share the sources and the store (`Judges`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import shutil
+import signal
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, Pipe, wait
 from pathlib import Path
 
 from grader.batch.gradebook import gradebook_csv, skipped_csv
@@ -36,7 +40,7 @@ from grader.intake.models import Skipped
 from grader.paths import INSTRUCTOR_RUBRIC, atomic_write_bytes, atomic_write_text
 from grader.report.models import Report
 from grader.rubric import Rubric
-from grader.sandbox import Sandbox
+from grader.sandbox import Sandbox, seed
 
 
 @dataclass
@@ -45,6 +49,7 @@ class ClassRun:
     skipped: list[Skipped]
     summary: ClassSummary
     graded_now: int = 0  # distinct sources graded in this run
+    jobs: int = 1  # judging processes that graded them
     from_store: int = 0  # students whose report the store already held
     seconds: float = 0.0
     written: list[Path] = field(default_factory=list)
@@ -104,6 +109,84 @@ def grade_sources(paths: list[Path], *, rubric: Rubric, secret: str | None, hidd
             sb.close()
 
 
+class Judges:
+    """`grade --jobs N`: N judging processes forked from this one (torch already imported, the seed
+    planted), each with its own warm sandboxes, grading paths i, i + N, i + 2N, ... Each saves its
+    reports in the shared store as it goes (a killed run keeps them) and sends each back as JSON, never
+    pickled; this process writes every output from them, so the gradebook is the same for any N.
+
+    Forked before this process starts a thread of its own (the progress bar), so no lock is copied held."""
+
+    def __init__(self, paths: list[Path], shas: list[str], jobs: int, *, rubric: Rubric, secret: str | None,
+                 hidden: list[Path], store: Path | None, workers: int):
+        self.pending = set(range(len(paths)))
+        self.children: dict[Connection, int] = {}
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for k in range(jobs):
+            theirs_r, mine = Pipe(duplex=False)
+            pid = os.fork()
+            if pid == 0:
+                code = 0
+                try:
+                    theirs_r.close()
+                    for other in self.children:
+                        other.close()
+                    _judge_part(mine, [(i, paths[i], shas[i]) for i in range(k, len(paths), jobs)],
+                                rubric=rubric, secret=secret, hidden=hidden, store=store, workers=workers)
+                except BaseException as exc:  # noqa: BLE001 - a judge never returns into the class run's code
+                    print(f"grader: judging process {k + 1} of {jobs} failed: {exc!r}", file=sys.stderr)
+                    code = 70
+                os._exit(code)
+            mine.close()
+            self.children[theirs_r] = pid
+
+    def __iter__(self) -> Iterator[tuple[int, Report | None, str]]:
+        while self.children:
+            for conn in wait(list(self.children)):
+                try:
+                    msg = json.loads(conn.recv_bytes())
+                except EOFError:
+                    self._reap(conn)
+                    continue
+                i = msg["i"]
+                self.pending.discard(i)
+                yield i, Report.model_validate_json(msg["report"]) if msg["report"] else None, msg["error"]
+        for i in sorted(self.pending):  # a judge that died took these with it: their rows say so
+            yield i, None, "the grader failed on this submission: its judging process ended early (rerun to retry)"
+        self.pending.clear()
+
+    def _reap(self, conn: Connection) -> None:
+        pid = self.children.pop(conn)
+        conn.close()
+        os.waitpid(pid, 0)
+
+    def close(self) -> None:
+        """Interrupted (Ctrl-C, an error here): the judges still running are stopped, never left behind."""
+        for conn, pid in list(self.children.items()):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            self._reap(conn)
+
+
+def _judge_part(conn: Connection, part: list[tuple[int, Path, str]], *, rubric: Rubric, secret: str | None,
+                hidden: list[Path], store: Path | None, workers: int) -> None:
+    """Inside one judge: its part of the class, graded as a one-process run grades, each report sent back."""
+    saved = Store.open(store, rubric, secret) if store is not None else None
+    for j, report, error in grade_sources([p for _, p, _ in part], rubric=rubric, secret=secret, hidden=hidden,
+                                          workers=workers):
+        i, _, sha = part[j]
+        if saved is not None and report is not None and report.status == "graded":
+            saved.put(sha, report)
+        conn.send_bytes(json.dumps({"i": i, "error": error,
+                                    "report": report.model_dump_json() if report is not None else ""}).encode())
+    conn.close()
+    if saved is not None:
+        saved.close()
+
+
 def grade_files(paths: Iterable[Path], *, rubric: Rubric | None = None, secret: str | None = None,
                 sandboxes: list[Sandbox] | None = None, workers: int = 2) -> list[Report]:
     """Files as they are, in order (no intake, no store): the benchmark's and the tests' plain class run."""
@@ -123,8 +206,9 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
                 shard: tuple[int, int] | None = None, hidden: Iterable[Path] = (), workers: int = 2,
                 sandboxes: list[Sandbox] | None = None, progress: bool = False, junit: Path | None = None,
                 on_result: Callable[[StudentResult], None] | None = None, published: bool = False,
-                lms: LmsExport | None = None) -> ClassRun:
-    """`published`: the results are released, so each student's feedback/ copy shows the grade."""
+                lms: LmsExport | None = None, jobs: int = 1) -> ClassRun:
+    """`published`: the results are released, so each student's feedback/ copy shows the grade.
+    `jobs`: judging processes, each with its own warm sandboxes (the outputs are the same for any number)."""
     t0 = time.monotonic()
     people = [p for p in intake.students if shard is None or shard_of(p.student.key, shard[1]) == shard[0] - 1]
     store = Store.open(_private_dir(out) / STORE_NAME if out else None, rubric, secret)
@@ -180,19 +264,26 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
             fh.write(p.source)
         return path
 
+    judges = None
     try:
         settled = [p for p in people if p.source is None or p.student.source_sha256 in reports]
         for p in settled:
             finish(p)
+        shas = list(todo)
+        paths = [staged(todo[sha]) for sha in shas]
+        hide = [*hidden, staging, *([out] if out else [])]
+        jobs = min(jobs, len(paths)) if seed.shareable() else 1
+        if jobs > 1:  # the judges save their own reports in the store
+            judges = Judges(paths, shas, jobs, rubric=rubric, secret=secret, hidden=hide, store=store.path,
+                            workers=workers)
+        graded = judges if judges is not None else grade_sources(paths, rubric=rubric, secret=secret, hidden=hide,
+                                                                 sandboxes=sandboxes, workers=workers)
         with ClassProgress(len(people), enabled=progress, done=len(settled)) as bar:
-            shas = list(todo)
-            paths = [staged(todo[sha]) for sha in shas]
-            hide = [*hidden, staging, *([out] if out else [])]
-            for i, report, error in grade_sources(paths, rubric=rubric, secret=secret, hidden=hide,
-                                                  sandboxes=sandboxes, workers=workers):
+            for i, report, error in graded:
                 sha = shas[i]
                 if report is not None and report.status == "graded":
-                    store.put(sha, report)  # saved at once: a killed run keeps every report graded so far
+                    if judges is None or store.path is None:
+                        store.put(sha, report)  # saved at once: a killed run keeps every report graded so far
                     reports[sha] = report
                 else:
                     errors[sha] = error
@@ -200,6 +291,8 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
                     finish(p)
                 bar.advance(len(by_sha[sha]))
     finally:
+        if judges is not None:
+            judges.close()
         shutil.rmtree(staging, ignore_errors=True)
     ordered = [results[p.student.key] for p in people]
     store.record(ordered, intake.skipped)
@@ -216,7 +309,7 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
     summary = summarize(ordered, intake.skipped)
     summary.similar = similar_pairs({p.student.key: p.source for p in people if p.source is not None})
     run = ClassRun(ordered, list(intake.skipped), summary, graded_now=len(todo) - len(errors),
-                   from_store=from_store, seconds=time.monotonic() - t0, stale_overrides=stale)
+                   from_store=from_store, seconds=time.monotonic() - t0, stale_overrides=stale, jobs=max(jobs, 1))
     if last_run:
         run.changes = changes(before, ordered, regraded=last_run != (store.rubric, store.secret))
         if out:

@@ -76,6 +76,9 @@ class CheckSpec:
     evaluate: Evaluator | None = field(default=None, compare=False, repr=False)
 
     def run(self, obs, tol) -> CheckOutcome:
+        canned = obs.answers_only_public() if obs is not None and self.id != "computes_attention" else None
+        if canned is not None:  # answers for the public probes only: no check pays, value checks included
+            return CheckOutcome("error", 0, 1, f"Not credited: {canned}")
         if self.property:
             missing = obs.attention_missing()
             if missing is not None:

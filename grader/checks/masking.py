@@ -91,6 +91,7 @@ def control_changes(base_probe, probe) -> torch.Tensor:
        property=True)
 def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
+    unreadable = []
     t = tol("float64")
     for probe, reply in obs.family("leak"):
         if probe.info["kind"] == "base":
@@ -112,7 +113,14 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
             cases.fail(f"The leak intervention needs out of shape (B, T, d_v) from both calls; it got "
                        f"{tuple(base['out'].shape)} and {tuple(reply['out'].shape)} for {shapes(probe)}.")
             continue
-        changes = row_changes(base["out"], reply["out"], probe.info["items_fixed"])[:rows]
+        items = probe.info["items_fixed"]
+        # NaN or inf on both sides is no evidence either way: such rows are left out, never read as no change.
+        finite = [bool(base["out"][:items, r].isfinite().all() or reply["out"][:items, r].isfinite().all())
+                  for r in range(min(rows, base["out"].shape[1]))]
+        if not any(finite):
+            unreadable.append(probe)  # like a probe without teeth: proves nothing either way
+            continue
+        changes = row_changes(base["out"], reply["out"], items)[:rows][torch.tensor(finite)]
         worst = float(changes.max())
         finite = base["out"].double().nan_to_num(nan=0.0, posinf=0.0, neginf=0.0)
         # The output's own size sets the tolerance; NaN or inf in it never disables the comparison.
@@ -121,6 +129,12 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
                     f"0..{rows - 1} moved by up to {worst:.6g}. Each receiving position may use only sources up to "
                     "and including itself, within its own batch item.",
                     "0 change in every earlier row", f"largest change {worst:.6g}, per row {fmt(changes)}")
+    if unreadable and not cases.seen:  # nothing but NaN or inf: never read as "no change"
+        probe = unreadable[0]
+        cases.kind(probe.info["kind"])
+        cases.fail(f"{_STORY[probe.info['kind']]} (T = {probe.t['q'].shape[-2]}): every earlier row is NaN or inf "
+                   "in both calls, so nothing shows that the future stays out.",
+                   "finite earlier rows", "NaN or inf in every earlier row")
     return cases.outcome()
 
 

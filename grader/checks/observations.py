@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, get_args
 
 import torch
 
+from grader.checks import expected
 from grader.checks.base import CheckOutcome, Tolerance
 from grader.probes import Probe, ProbeSet
 from grader.sandbox import RunResult, protocol
+from grader.sandbox.models import FailureKind
 
 TolFn = Callable[[str], Tolerance]
 Shown = str | Callable[[], str] | None
@@ -99,8 +101,16 @@ class Observations:
         weights differ. Identity weights, or answers written out for the worked example, show none.
         """
         if "attention_missing" not in self._memo:
-            self._memo["attention_missing"] = _attention_missing(self)
+            self._memo["attention_missing"] = self.answers_only_public() or _attention_missing(self)
         return self._memo["attention_missing"]
+
+    def answers_only_public(self) -> str | None:
+        """What shows that results are written out for the public probes rather than computed: on some
+        kind of random probe they match attention on every public probe and are far off on every probe
+        the secret drew of that kind. None without the secret's probes (a self-check cannot tell)."""
+        if "answers_only_public" not in self._memo:
+            self._memo["answers_only_public"] = _answers_only_public(self)
+        return self._memo["answers_only_public"]
 
     def not_written(self) -> tuple[str, ...]:
         """Entry points that raised NotImplementedError on every call the probes made: stubs not written
@@ -119,8 +129,42 @@ class Observations:
         return tuple(e for e in self.not_written() if e == "causal_attention")
 
 
+# Right on a public probe: as close as float32 arithmetic gets. Far off on a secret one: no rounding does that.
+_RIGHT, _FAR = 1e-4, 1e-2
+
+
+def _off_by(probe: Probe, reply: Reply) -> float | None:
+    """The largest difference of out and weights from attention on the probe's inputs (inf: no result;
+    None: the sandbox stopped the call, so it says nothing about the answer, e.g. a slow file's budget)."""
+    if not reply.ok:
+        return None if reply.error_type in (*get_args(FailureKind), "missing") else float("inf")
+    wanted = probe.memo("attention", expected.attention, probe.t["q"], probe.t["k"], probe.t["v"])
+    worst = 0.0
+    for name, want in zip(("out", "weights"), wanted, strict=True):
+        got = reply.tensors.get(name)
+        if got is None or got.shape != want.shape or not got.isfinite().all():
+            return float("inf")
+        worst = max(worst, max_error(got, want) / (1.0 + float(want.abs().max())))
+    return worst
+
+
+def _answers_only_public(obs: Observations) -> str | None:
+    kinds: dict[str, tuple[list[float], list[float]]] = {}
+    for probe, reply in obs.family("rand"):
+        public, secret = kinds.setdefault(probe.info["variant"], ([], []))
+        # Hidden probes' ids start with "h." (probes.hidden_probes); their ids never reach a message.
+        if (off := _off_by(probe, reply)) is not None:
+            (secret if probe.id.startswith("h.") else public).append(off)
+    for kind, (public, secret) in kinds.items():
+        if public and secret and max(public) <= _RIGHT and min(secret) > _FAR:
+            return (f"on the public random probes of layout {kind} your results match attention, and on every "
+                    "probe of that layout the grader draws from its secret they are far off (or missing): results "
+                    "that hold only on the public inputs are not computed, so no check credits them.")
+    return None
+
+
 def _attention_missing(obs: Observations) -> str | None:
-    seen = []
+    seen, unfinite = [], []
     for probe in obs.probes.family("rand"):
         if not probe.id.endswith(".small"):
             continue
@@ -131,9 +175,18 @@ def _attention_missing(obs: Observations) -> str | None:
         wa, wb = a.tensors.get("weights"), b.tensors.get("weights")
         if wa is None or wb is None or wa.shape != wb.shape or wa.numel() == 0:
             continue
-        if max_error(wa, wb) > 1e-6:
+        # Only finite weights are evidence: NaN or inf differ from everything, and respond to nothing.
+        both = wa.isfinite() & wb.isfinite()
+        if both.any() and max_error(wa[both], wb[both]) > 1e-6:
             return None
+        if not both.any():
+            unfinite.append((probe, other, wa))
+            continue
         seen.append((probe, other, wa))
+    if not seen and unfinite:
+        probe, other, w = unfinite[0]
+        return (f"on probes {probe.id} and {other.id} ({shapes(probe)}) no weight is a finite number ({fmt(w)}): "
+                "NaN or inf weights show no response to the queries and keys.")
     if not seen:
         failed = next(((p, r) for p, r in obs.family("rand") if not r.ok), None)
         if failed is not None:

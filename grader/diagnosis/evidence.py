@@ -21,6 +21,7 @@ from grader.checks import expected
 from grader.checks.base import CheckOutcome
 from grader.checks.observations import Observations, Reply, fmt
 from grader.diagnosis.fingerprint import Compiled, StudentVector
+from grader.intake.notebook import cell_line
 from grader.probes import Probe
 
 Facts = dict[str, str]
@@ -151,7 +152,10 @@ def at_line(obs: Observations, lineno: int | None) -> str:
     line = source_line(obs, lineno)
     if not lineno:
         return ""
-    return f" at line {lineno}" + (f" (`{line}`)" if line else "")
+    # A notebook is graded as the script of its definitions: say where in the notebook the line was written.
+    cell = cell_line(obs.source, lineno)
+    where = f" in cell {cell[0]}, line {cell[1]}" if cell else f" at line {lineno}"
+    return where + (f" (`{line}`)" if line else "")
 
 
 def load_failure(obs: Observations, kinds: tuple[str, ...]) -> Reply | None:

@@ -30,7 +30,9 @@ def find_submission(folder: Path, entries: tuple[str, ...]) -> tuple[bytes | Non
         return None, "", f"The submission could not be read: {err}"
     ready = [p for p in intake.students if p.source is not None]
     if not ready:
-        why = "; ".join(f"{Path(s.path).name}: {s.reason}" for s in intake.skipped[:5])
+        from grader.report.markdown import md_escape  # names from the student's own archive: inert text
+
+        why = "; ".join(md_escape(f"{Path(s.path).name}: {s.reason}") for s in intake.skipped[:5])
         return None, "", "No gradable file was submitted: upload attention.py" + (f" ({why})." if why else ".")
     found = ready[0].student.submission
     inside = str(folder).rstrip("/") + "/"
@@ -78,9 +80,21 @@ def run(root: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command `run_autograder` execs: the seed is planted first, as `grade FILE` plants it, so the
+    sandbox's server is forked from this process (torch imported once per container), not started as a
+    second interpreter; and before the rubric or the secret is read, so the seed holds neither."""
+    from grader.process import plant_seed
+    from grader.sandbox import seed
+
     argv = sys.argv[1:] if argv is None else argv
-    return run(Path(argv[0] if argv else "/autograder"))
+    plant_seed()
+    try:
+        return run(Path(argv[0] if argv else "/autograder"))
+    finally:
+        seed.uproot()
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from grader.process import leave
+
+    leave(main())

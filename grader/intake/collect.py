@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from grader.intake import interface, notebook, onlinetext, pack, platforms
+from grader.intake import bounds, interface, notebook, onlinetext, pack, platforms
+from grader.intake.bounds import Unreadable
 from grader.intake.files import MAX_FILE_BYTES, MAX_NOTEBOOK_BYTES, Refused, display
 from grader.intake.models import Flag, Skipped, Student
 from grader.intake.roster import canvas_logins
@@ -102,7 +103,7 @@ def collect(inputs: Iterable[str | os.PathLike], roster: str | os.PathLike | Non
             _add_file(node, units, owner)
         else:
             skip.append(Skipped(path=node.path, reason=node.reason))
-    people = [_resolve(unit, skip, entries) for unit in units.values()]
+    people = [_resolve_guarded(unit, skip, entries) for unit in units.values()]
     rows = _one_row_per_key([p for group in people for p in group])
     if roster is not None:
         skip += left_out
@@ -178,7 +179,8 @@ def _walk_class(root: Node, units: dict[str, _Unit], skip: list[Skipped], logins
     submitters: dict[str, list[platforms.Submitter]] = {}
     if meta is not None and meta.kind == "file":
         try:
-            for s in platforms.gradescope_submitters(meta.read(MAX_NOTEBOOK_BYTES).data.decode("utf-8", "replace")):
+            text = meta.read(MAX_NOTEBOOK_BYTES).data.decode("utf-8", "replace")
+            for s in bounds.reading(platforms.GRADESCOPE_METADATA, lambda: platforms.gradescope_submitters(text)):
                 submitters.setdefault(s.folder, []).append(s)
         except (Refused, ValueError) as exc:
             skip.append(Skipped(path=meta.path, reason=str(exc)))
@@ -263,10 +265,11 @@ def _expand(pieces: list[_Piece], skip: list[Skipped]) -> list[tuple[tuple[str, 
 
 
 def _defines(source: str, entries: tuple[str, ...]) -> bool:
+    """Whether a source defines the entry point; `Unreadable` when it is past what intake parses."""
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return bool(re.search(rf"^\s*def\s+{re.escape(entries[0])}\b", source, re.M))
+        tree = bounds.parse_python(source)
+    except SyntaxError:  # [ \t]*, not \s*: \s crosses newlines, and blank lines would cost quadratic time
+        return bool(re.search(rf"^[ \t]*def[ \t]+{re.escape(entries[0])}\b", source, re.M))
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == entries[0]:
             return True
@@ -293,36 +296,38 @@ class _Source:
 def _read_sources(found, skip: list[Skipped], entries) -> list[_Source]:
     sources = []
     for rel, node in found:
-        name = rel[-1]
-        if platforms.is_online_text(name):
-            src = _online_text(rel, node, skip, entries)
-            if src is not None:
-                sources.append(src)
-            continue
-        if not name.endswith((".py", ".ipynb")):
-            skip.append(Skipped(path=node.path, reason=_not_source(name)))
-            continue
-        try:
-            blob = node.read(MAX_NOTEBOOK_BYTES if name.endswith(".ipynb") else MAX_FILE_BYTES)
-        except Refused as exc:
+        try:  # whatever one file holds, it is that file's skipped entry
+            src = bounds.reading("this file", lambda rel=rel, node=node: _read_source(rel, node, skip, entries))
+        except Unreadable as exc:
             skip.append(Skipped(path=node.path, reason=str(exc)))
             continue
-        if name.endswith(".ipynb"):
-            try:
-                converted = notebook.notebook_to_script(blob.data)
-            except ValueError as exc:
-                skip.append(Skipped(path=node.path, reason=str(exc)))
-                continue
-            src = _Source(rel, node, converted.script, True)
-        else:
-            text = pack.decode(blob.data)
-            if notebook.is_exported_notebook(text):
-                src = _Source(rel, node, notebook.exported_to_script(text).script, True)
-            else:
-                src = _Source(rel, node, text, False, raw=blob.data)
-        src.defines = _defines(src.text, entries)
-        sources.append(src)
+        if src is not None:
+            sources.append(src)
     return sources
+
+
+def _read_source(rel, node: Node, skip: list[Skipped], entries) -> _Source | None:
+    name = rel[-1]
+    if platforms.is_online_text(name):
+        return _online_text(rel, node, skip, entries)
+    if not name.endswith((".py", ".ipynb")):
+        skip.append(Skipped(path=node.path, reason=_not_source(name)))
+        return None
+    try:
+        blob = node.read(MAX_NOTEBOOK_BYTES if name.endswith(".ipynb") else MAX_FILE_BYTES)
+    except Refused as exc:
+        skip.append(Skipped(path=node.path, reason=str(exc)))
+        return None
+    if name.endswith(".ipynb"):
+        src = _Source(rel, node, notebook.notebook_to_script(blob.data).script, True)
+    else:
+        text = pack.decode(blob.data)
+        if notebook.is_exported_notebook(text):
+            src = _Source(rel, node, notebook.exported_to_script(text).script, True)
+        else:
+            src = _Source(rel, node, text, False, raw=blob.data)
+    src.defines = _defines(src.text, entries)
+    return src
 
 
 def _online_text(rel, node: Node, skip: list[Skipped], entries) -> _Source | None:
@@ -357,6 +362,21 @@ CANDIDATE_RULE = ("the rule: a file that defines it, uploaded before typed onlin
 def _preference(src: _Source) -> tuple:  # CANDIDATE_RULE, in words
     stem = src.rel[-1].rsplit(".", 1)[0]
     return (not src.defines, src.typed, stem != "attention", src.rel[-1].endswith(".ipynb"), len(src.rel), src.rel)
+
+
+def _resolve_guarded(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
+    """`_resolve`, and when anything in it fails, a row that says so: one submission never stops the class."""
+    seen = len(skip)
+    try:
+        return bounds.reading("this submission", lambda: _resolve(unit, skip, entries))
+    except Unreadable as exc:
+        del skip[seen:]  # what it had listed is replaced by the one reason it stopped
+        owner = unit.owner
+        path = unit.pieces[0].node.path if unit.pieces else owner.id
+        skip.append(Skipped(path=path, reason=str(exc)))
+        return [Prepared(Student(key=owner.key, id=owner.id, name=owner.name, platform=owner.platform,
+                                 flags=[Flag(kind="ungradable", detail=f"handed in, but nothing could be graded: {exc}")]),
+                         None)]
 
 
 def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:

@@ -1,10 +1,17 @@
 """A notebook as the script it is graded as.
 
 What a notebook defines is graded; what it runs is not. From its code cells (in order) we keep the
-imports, functions and classes, and the assignments those definitions (or the entry points) use;
-we leave out shell (`!`) and magic (`%`, `%%`) lines, `check(...)` calls, plots, prints, asserts and
-every other statement the notebook runs to try itself out. An import is kept only when kept code uses
-the name it binds, so `from grader import check` goes too.
+imports, functions and classes, and the assignments those definitions read from the notebook's global
+scope (found with `symtable`, Python's own account of scopes: a function's local `out` is not a global
+it needs); an assignment is left out when it runs the graded names (`out = causal_attention(q, q, q[:2])`)
+or anything defined to call them. We leave out shell (`!`) and magic (`%`, `%%`) lines, `check(...)`
+calls, plots, prints, asserts and every other statement the notebook runs to try itself out. An import
+is kept only when kept code uses the name it binds, so `from grader import check` goes too. Each name
+is looked up once, so the conversion is linear in the notebook's size.
+
+The script starts with `BANNER` and marks where each run of kept lines comes from (`# cell 3, line 5`):
+`cell_line` reads a line of the script back as (cell, line in that cell), so an error is reported where
+the student wrote it.
 
 A notebook exported to a script (`jupyter nbconvert --to script`: `# In[ ]:` markers, magics as
 `get_ipython()` calls) is split back into the same cells and gives the same script, so it grades the same.
@@ -13,16 +20,22 @@ A notebook exported to a script (`jupyter nbconvert --to script`: `# In[ ]:` mar
 from __future__ import annotations
 
 import ast
-import json
 import re
+import symtable
+from collections import deque
 from dataclasses import dataclass, field
 
+from grader.intake.bounds import MAX_STATEMENTS, Unreadable, load_json, parse_python
 from grader.vocabulary import ENTRY_NAMES
 
+BANNER = "# Graded from a notebook: its imports, definitions and the constants they use, cell by cell."
+_MARK = re.compile(r"^# cell (\d+), line (\d+)$")
 _CELL_MARK = re.compile(r"^# In\[[ \d]*\]:[ \t]*$", re.M)
 _HELP = re.compile(r"^[\w.]+\?{1,2}$")
-_KEEP_ALWAYS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _ASSIGN = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+_SCOPES = (*_DEFINITIONS, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_GAP = 2  # dropped lines shown as blank lines rather than a new mark
 
 
 @dataclass
@@ -32,19 +45,26 @@ class Converted:
 
 
 def code_cells(data: bytes) -> list[str]:
-    """The code cells of an .ipynb file; ValueError when it is not a notebook."""
+    """The code cells of an .ipynb file; `Unreadable` (a ValueError) when it is not a notebook."""
     try:
-        nb = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"not a readable notebook: {exc}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Unreadable(f"not a readable notebook: {exc}") from None
+    nb = load_json(text)
     cells = nb.get("cells") if isinstance(nb, dict) else None
     if not isinstance(cells, list):
-        raise ValueError("not a Jupyter notebook (no list of cells)")
+        raise Unreadable("not a Jupyter notebook (no list of cells)")
+    if len(cells) > MAX_STATEMENTS:
+        raise Unreadable(f"a notebook of {len(cells)} cells, over the {MAX_STATEMENTS} the grader reads")
     out = []
-    for cell in cells:
+    for n, cell in enumerate(cells, 1):
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             src = cell.get("source", "")
-            out.append("".join(src) if isinstance(src, list) else str(src))
+            if isinstance(src, list) and all(isinstance(s, str) for s in src):
+                src = "".join(src)
+            if not isinstance(src, str):
+                raise Unreadable(f"not a Jupyter notebook: the source of cell {n} is not text")
+            out.append(src)
     return out
 
 
@@ -54,11 +74,13 @@ def exported_cells(text: str) -> list[str] | None:
     if not marks:
         return None
     ends = [m.start() for m in marks[1:]] + [len(text)]
-    return [text[m.end():end].strip("\n") for m, end in zip(marks, ends, strict=True)]
+    # nbconvert writes the mark's line and two blank lines: the cell's own blank lines keep its numbering.
+    bodies = [text[m.end():end] for m, end in zip(marks, ends, strict=True)]
+    return [(b[3:] if b.startswith("\n\n\n") else b.lstrip("\n")).rstrip("\n") for b in bodies]
 
 
 def is_exported_notebook(text: str) -> bool:
-    return exported_cells(text) is not None
+    return _CELL_MARK.search(text) is not None
 
 
 def notebook_to_script(data: bytes) -> Converted:
@@ -68,6 +90,18 @@ def notebook_to_script(data: bytes) -> Converted:
 def exported_to_script(text: str) -> Converted:
     cells = exported_cells(text)
     return script_from_cells(cells) if cells is not None else Converted(text)
+
+
+def cell_line(script: str, lineno: int) -> tuple[int, int] | None:
+    """Where line `lineno` of a converted script was written: (cell, line in that cell), both from 1;
+    None for a script this module did not write, or a line it added."""
+    lines = script.splitlines()
+    if not lines or lines[0] != BANNER or not 1 <= lineno <= len(lines):
+        return None
+    for i in range(lineno - 1, 0, -1):
+        if m := _MARK.match(lines[i]):
+            return (int(m[1]), int(m[2]) + lineno - 2 - i) if i < lineno - 1 else None
+    return None
 
 
 def _strip_magics(cell: str) -> str:
@@ -81,69 +115,150 @@ def _strip_magics(cell: str) -> str:
 
 
 def _defines_entry(text: str, entries: tuple[str, ...]) -> bool:
-    return any(re.search(rf"^\s*(def|class)\s+{re.escape(n)}\b", text, re.M) for n in entries)
+    # [ \t]*, not \s*: \s crosses newlines, and a cell of blank lines would be searched in quadratic time.
+    return any(re.search(rf"^[ \t]*(def|class)[ \t]+{re.escape(n)}\b", text, re.M) for n in entries)
 
 
-def _bound(node: ast.stmt) -> set[str]:
-    if isinstance(node, ast.Import | ast.ImportFrom):
-        return {(a.asname or a.name).split(".")[0] for a in node.names}
-    if isinstance(node, _KEEP_ALWAYS):
-        return {node.name}
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+@dataclass
+class _Statement:
+    cell: int  # from 0
+    first: int  # its lines in the cell, from 1 (decorators included)
+    last: int
+    node: ast.stmt
+    binds: frozenset[str]
+    reads: frozenset[str]  # names it reads from the notebook's global scope
 
-
-def _used(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    @property
+    def kind(self) -> str:
+        node = self.node
+        if isinstance(node, _DEFINITIONS):
+            return "definition"
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            return "future"
+        if isinstance(node, ast.Import | ast.ImportFrom) or _is_import_guard(node):
+            return "import"
+        return "assignment" if isinstance(node, _ASSIGN) else "run"
 
 
 def _is_import_guard(node: ast.stmt) -> bool:
     return isinstance(node, ast.Try) and all(isinstance(s, ast.Import | ast.ImportFrom) for s in node.body)
 
 
-def script_from_cells(cells: list[str], entries: tuple[str, ...] = ENTRY_NAMES) -> Converted:
+def _binds(node: ast.stmt) -> set[str]:
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, _DEFINITIONS):
+        return {node.name}
+    if _is_import_guard(node):
+        return set().union(*(_binds(s) for s in node.body))
+    if isinstance(node, _ASSIGN):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        # Names only: `SingleHead.forward = f` binds nothing, it changes what a definition does.
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return set()
+
+
+def _reads(node: ast.stmt) -> set[str]:
+    """The global names a statement reads when it runs, or when what it defines is called."""
+    if not any(isinstance(n, _SCOPES) for n in ast.walk(node)):
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    table = symtable.symtable(ast.unparse(node), "<cell>", "exec")
+    names = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
+    todo = list(table.get_children())
+    while todo:
+        scope = todo.pop()
+        names |= {s.get_name() for s in scope.get_symbols() if s.is_referenced() and s.is_global()}
+        todo += scope.get_children()
+    return names
+
+
+def _statements(cells: list[str], entries: tuple[str, ...]) -> tuple[list[_Statement], list[str]] | Converted:
+    """Every top-level statement of every cell that parses; a Converted of the whole notebook when a
+    cell that defines a graded name does not parse (graded as it is: the student sees the syntax error)."""
     notes: list[str] = []
-    cleaned = [_strip_magics(c) for c in cells]
-    parsed: list[tuple[int, list[str], ast.Module]] = []
-    for i, cell in enumerate(cleaned):
+    stmts: list[_Statement] = []
+    for i, cell in enumerate(cells):
         try:
-            parsed.append((i, cell.splitlines(), ast.parse(cell)))
+            tree = parse_python(cell)
         except SyntaxError as exc:
             if _defines_entry(cell, entries):
-                # The graded code does not parse: grade it as it is, so the student sees the syntax error.
-                body = "\n\n".join(f"# cell {j + 1}\n{c}" for j, c in enumerate(cleaned) if c.strip())
-                return Converted(body + "\n", [f"cell {i + 1} does not parse: {exc.msg} (line {exc.lineno})"])
+                body = [BANNER] + [f"# cell {j + 1}, line 1\n{c}" for j, c in enumerate(cells) if c.strip()]
+                return Converted("\n\n".join(body) + "\n", [f"cell {i + 1} does not parse: {exc.msg} (line {exc.lineno})"])
             notes.append(f"cell {i + 1} left out: it does not parse ({exc.msg}) and defines nothing graded")
-    stmts = [(i, lines, node) for i, lines, tree in parsed for node in tree.body]
-    needed = set(entries)
-    keep: set[int] = set()
-    for k, (_, _, node) in enumerate(stmts):
-        if isinstance(node, _KEEP_ALWAYS):
-            keep.add(k)
-            needed |= _used(node)
-    changed = True
-    while changed:  # assignments and imports that kept code uses, until nothing new is needed
-        changed = False
-        for k, (_, _, node) in enumerate(stmts):
-            if k in keep:
-                continue
-            future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
-            usable = isinstance(node, (ast.Import, ast.ImportFrom, *_ASSIGN)) or _is_import_guard(node)
-            binds = set().union(*(_bound(s) for s in node.body)) if _is_import_guard(node) else (
-                _bound(node) if usable else set())
-            if future or (usable and binds & needed):
-                keep.add(k)
-                needed |= _used(node)
-                changed = True
-    out, last_cell = [], None
-    for k, (i, lines, node) in enumerate(stmts):
-        if k not in keep:
             continue
-        if i != last_cell:
-            out.append(f"\n# cell {i + 1}")
-            last_cell = i
-        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        out.append("\n".join(lines[start - 1:node.end_lineno]))
-    future = [s for s in out if s.startswith("from __future__")]
-    body = [s for s in out if not s.startswith("from __future__")]
-    return Converted("\n".join(future + body).strip("\n") + "\n", notes)
+        except Unreadable as exc:
+            raise Unreadable(f"cell {i + 1}: {exc}") from None
+        for node in tree.body:
+            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+            stmts.append(_Statement(i, first, node.end_lineno or node.lineno, node, frozenset(_binds(node)),
+                                    frozenset(_reads(node))))
+        if len(stmts) > MAX_STATEMENTS:
+            raise Unreadable(f"more than {MAX_STATEMENTS} statements in the notebook's code cells")
+    return stmts, notes
+
+
+def _runs_graded(stmts: list[_Statement], entries: tuple[str, ...]) -> set[str]:
+    """The graded names and every definition that reads one of them, however indirectly."""
+    readers: dict[str, list[_Statement]] = {}
+    for s in stmts:
+        if s.kind == "definition":
+            for name in s.reads:
+                readers.setdefault(name, []).append(s)
+    runs: set[str] = set()
+    todo = deque(entries)
+    while todo:
+        name = todo.popleft()
+        if name not in runs:
+            runs.add(name)
+            todo += [b for s in readers.get(name, []) for b in s.binds]
+    return runs
+
+
+def _kept(stmts: list[_Statement], entries: tuple[str, ...]) -> list[bool]:
+    """Definitions and `from __future__` always; an import or assignment when kept code reads a name
+    it binds, unless it runs the graded names. One pass per name, never per statement."""
+    runs = _runs_graded(stmts, entries)
+    binders: dict[str, list[int]] = {}
+    keep = [False] * len(stmts)
+    needed = deque(entries)
+    for k, s in enumerate(stmts):
+        if s.kind in ("definition", "future"):
+            keep[k] = True
+            needed += s.reads
+        elif s.kind == "import" or (s.kind == "assignment" and not s.reads & runs):
+            for name in s.binds:
+                binders.setdefault(name, []).append(k)
+    seen: set[str] = set()
+    while needed:
+        name = needed.popleft()
+        if name in seen:
+            continue
+        seen.add(name)
+        for k in binders.get(name, []):
+            if not keep[k]:
+                keep[k] = True
+                needed += stmts[k].reads
+    return keep
+
+
+def script_from_cells(cells: list[str], entries: tuple[str, ...] = ENTRY_NAMES) -> Converted:
+    cleaned = [_strip_magics(c) for c in cells]
+    found = _statements(cleaned, entries)
+    if isinstance(found, Converted):
+        return found
+    stmts, notes = found
+    keep = _kept(stmts, entries)
+    lines_of = [c.splitlines() for c in cleaned]
+    chosen = [s for s, kept in zip(stmts, keep, strict=True) if kept]
+    # `from __future__` must come first; each statement keeps its cell and lines through its mark.
+    chosen.sort(key=lambda s: s.kind != "future")
+    out = [BANNER]
+    at: tuple[int, int] | None = None  # (cell, next line) where the script stands
+    for s in chosen:
+        if at is not None and at[0] == s.cell and 0 <= s.first - at[1] <= _GAP:
+            out += [""] * (s.first - at[1])
+        else:
+            out += ["", f"# cell {s.cell + 1}, line {s.first}"]
+        out += lines_of[s.cell][s.first - 1:s.last]
+        at = (s.cell, s.last + 1)
+    return Converted("\n".join(out) + "\n", notes)

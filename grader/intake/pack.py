@@ -13,6 +13,8 @@ import io
 import re
 import tokenize
 
+from grader.intake.bounds import parse_python
+
 _IMPORTER = '''
 import importlib.abc as _abc, importlib.util as _util, sys as _sys
 class _Helpers(_abc.MetaPathFinder, _abc.Loader):
@@ -42,7 +44,7 @@ def decode(data: bytes) -> str:
 
 def imported_names(source: str) -> set[str]:
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return set()
     names = set()
@@ -68,7 +70,7 @@ def needed_helpers(solution: str, helpers: dict[str, str]) -> list[str]:
 def _insert_at(source: str) -> int:
     """The line index after the module docstring and `from __future__` imports (0 if none or unparsable)."""
     try:
-        body = ast.parse(source).body
+        body = parse_python(source).body
     except SyntaxError:
         return 0
     end = 0

@@ -80,6 +80,8 @@ def from_zip(blob: Blob, shown: str, *, members: int = MAX_MEMBERS, unpacked: in
         infos = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         return Node(shown, root.name, "other", f"not a readable zip archive: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a crafted central directory: that archive's reason, not the class's
+        return Node(shown, root.name, "other", f"not a readable zip archive ({type(exc).__name__})")
     folders: dict[str, Node] = {"": root}
     budget = [unpacked]
 
@@ -117,6 +119,8 @@ def from_zip(blob: Blob, shown: str, *, members: int = MAX_MEMBERS, unpacked: in
                     data = fh.read(min(cap, budget[0]) + 1)  # the header's size may lie: never read past the cap
             except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
                 raise Refused(f"cannot unpack: {exc}") from None
+            except Exception as exc:  # noqa: BLE001 - e.g. a crafted header
+                raise Refused(f"cannot unpack ({type(exc).__name__})") from None
             if len(data) > min(cap, budget[0]):
                 raise Refused("over the size limit once unpacked")
             budget[0] -= len(data)

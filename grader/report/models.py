@@ -148,5 +148,6 @@ class ClassSummary(BaseModel):
     review: list[ReviewItem] = Field([], description="What needs a human before the gradebook is imported.")
     skipped: list[Skipped] = []
     rows: list[SummaryRow] = []
-    similar: list[SimilarPair] = Field(
-        [], description="For the instructor to look at, never a penalty; empty after a merge of shards.")
+    similar: list[SimilarPair] | None = Field(
+        [], description="For the instructor to look at, never a penalty; null where not computed (a merge of "
+                        "shards or an override's rewrite reads stores, which keep no sources).")

@@ -17,11 +17,21 @@ from markupsafe import Markup
 
 from grader.paths import atomic_write_text
 from grader.report.models import ClassSummary, SummaryRow
-from grader.report.view import points_text, score_text
+from grader.report.view import points_text, printable, score_text
+
+# A merge or an override's rewrite reads stores, which keep no sources: it cannot compare them.
+NOT_LISTED = ("Not listed here: these outputs were written from the store (a merge, or an override's rewrite), "
+              "which keeps no sources to compare; the summary of a `grade` run over the whole class lists them.")
 
 SLOWEST = 10
 
-_ENV = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+def _inert(value: object) -> object:
+    """Every value the page shows, made inert before autoescaping: names from archives may hold
+    terminal escapes and bidi overrides (our own markup, the links, is left as it is)."""
+    return printable(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+
+_ENV = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, finalize=_inert)
 _ENV.filters["score"] = score_text  # scores as every report prints them: 70.95, never 70.9479
 _PAGE = _ENV.from_string("""\
 <!DOCTYPE html>
@@ -77,9 +87,9 @@ range {{ s.min|score }} to {{ s.max|score }} (of {{ s.max_score|score }}).</p>
 <p class="note">Pairs whose source is the same, or nearly, once names, comments and layout are stripped. For you to
 read side by side; similarity alone is no evidence of copying, and no score changes because of it.</p>
 {% if s.similar %}<table id="similar"><tr><th>students</th><th>similarity</th></tr>
-{% for p in s.similar %}<tr><td>{% for who in p.students %}{{ names.get(who) or who }}{% if not loop.last %}, {% endif %}{% endfor %}</td>
+{% for p in s.similar %}<tr><td>{% for who in p.students %}{{ names.get(who) or who }}{% if not loop.last %}; {% endif %}{% endfor %}</td>
 <td class="num">{{ "identical" if p.identical else "%.0f%%"|format(p.similarity * 100) }}</td></tr>
-{% endfor %}</table>{% else %}<p>None.</p>{% endif %}
+{% endfor %}</table>{% elif s.similar is none %}<p>{{ not_listed }}</p>{% else %}<p>None.</p>{% endif %}
 
 <h2>Every student</h2>
 <table id="students"><tr><th>student</th><th>key</th><th>score</th><th>diagnoses</th><th>reports</th></tr>
@@ -141,7 +151,7 @@ def names(summary: ClassSummary) -> dict[str, str]:
 
 def render_summary_html(summary: ClassSummary) -> str:
     return _PAGE.render(s=summary, names=names(summary), histogram=histogram_png(summary), slowest=slowest(summary),
-                        failing=failing(summary), links=_links)
+                        failing=failing(summary), links=_links, not_listed=NOT_LISTED)
 
 
 def render_summary_markdown(summary: ClassSummary) -> str:
@@ -172,9 +182,9 @@ def render_summary_markdown(summary: ClassSummary) -> str:
     lines += ["", "## Similar submissions", "",
               "Same or nearly the same source once names, comments and layout are stripped; read them side by "
               "side. No score changes because of it.", ""]
-    lines += [f"- {md_escape(', '.join(who.get(k) or k for k in p.students))}: "
+    lines += [f"- {md_escape('; '.join(who.get(k) or k for k in p.students))}: "
               f"{'identical' if p.identical else f'{p.similarity:.0%}'}"
-              for p in s.similar] or ["None."]
+              for p in s.similar or []] or [NOT_LISTED if s.similar is None else "None."]
     lines += ["", "## Every student", "", "| student | key | score | diagnoses | report |", "|---|---|---:|---|---|"]
     for r in s.rows:
         score = r.status.replace("_", " ") if r.score is None else points_text(r.score, r.max_score)

@@ -7,10 +7,10 @@ import functools
 import re
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from grader.checks.registry import CHECK_IDS
 from grader.paths import INSTRUCTOR_RUBRIC, SELF_CHECK_RUBRIC
@@ -21,6 +21,7 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 Path_ = tuple[str | int, ...]
 Mark = tuple[int, int]  # 1-based line and column
+M = TypeVar("M", bound=BaseModel)
 
 
 class RubricError(Exception):
@@ -47,6 +48,16 @@ def parse_rubric(text: str, filename: str = "<rubric>") -> Rubric:
     data, positions = _read_yaml(text, filename)
     try:
         return Rubric.model_validate(data)
+    except ValidationError as err:
+        raise RubricError(_located(err, data, positions, filename)) from None
+
+
+def parse_model(text: str, filename: str, model: type[M]) -> M:
+    """Any other YAML file of ours (a course file) validated into `model` with the rubric's
+    FILE:LINE:COLUMN messages; RubricError carries the problems."""
+    data, positions = _read_yaml(text, filename)
+    try:
+        return model.model_validate(data)
     except ValidationError as err:
         raise RubricError(_located(err, data, positions, filename)) from None
 
@@ -245,6 +256,8 @@ def _message(error: dict[str, Any], loc: Path_) -> str:
             # YAML 1.1 (PyYAML) reads 1e-12 and 1.0e5 as text; 1.0e-12 and 1.0e+5 are numbers.
             return f"must be a number, got text {value!r}; write exponents with a dot and a sign, e.g. 1.0e-12"
         return f"must be a number, got {_kind(value)} {value!r}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"must be a whole number, got {_kind(value)} {value!r}"
     if kind in ("greater_than_equal", "greater_than"):
         return f"must be {'>=' if kind == 'greater_than_equal' else '>'} {ctx.get('ge', ctx.get('gt')):g}, got {value!r}"
     if kind in ("less_than_equal", "less_than"):

@@ -16,16 +16,25 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import gc
 import os
 import signal
 import socket
 import sys
+import tempfile
+import threading
 import time
 
 from grader.sandbox import zygote as zy
 
 _seed: tuple[int, socket.socket] | None = None
+# One request and its reply at a time on the seed's socket: a class run's sandbox threads ask from one
+# process, and `grade --jobs N` forks N judging processes that share the socket. The thread lock
+# serialises one process's threads; a POSIX record lock on a file made at planting (locks belong to a
+# process, so each forked judge holds it in turn) serialises the processes.
+_asking = threading.Lock()
+_ask_lock_fd: int | None = None
 _EMPTY_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 
@@ -34,7 +43,7 @@ def plant() -> None:
 
     Only a POSIX process whose own state is known clean may call it (the CLI does); a notebook
     kernel or a test process holds whatever its user put there, and keeps the spawning path."""
-    global _seed
+    global _seed, _ask_lock_fd
     if _seed is not None or not hasattr(os, "fork"):
         return
     import torch  # noqa: F401 - the point of the seed: the zygote inherits it imported
@@ -54,6 +63,11 @@ def plant() -> None:
         os._exit(code)
     theirs.close()
     _seed = (pid, mine)
+    if _ask_lock_fd is None:
+        with contextlib.suppress(OSError):  # no writable temporary folder: only one judging process asks
+            fd, path = tempfile.mkstemp(prefix="grader-seed-")
+            os.unlink(path)  # nameless: nobody else can lock it; a fork keeps it (the judges), an exec does not
+            _ask_lock_fd = fd
 
 
 def uproot() -> None:
@@ -68,20 +82,38 @@ def planted() -> bool:
     return _seed is not None
 
 
+def shareable() -> bool:
+    """Whether processes forked from this one may ask the seed for zygotes (its lock exists), or need not."""
+    return _seed is None or _ask_lock_fd is not None
+
+
 def fork_zygote(config: dict, fd: int) -> int | None:
     """Ask the seed for a zygote serving on `fd`; its pid, or None without a (live) seed."""
     if _seed is None:
         return None
     sock = _seed[1]
-    try:
-        zy.send(sock, {"op": "zygote", "config": config}, [fd])
-        reply, _ = zy.recv(sock)
-    except OSError:
-        reply = None
+    with _asking, _across_processes():
+        try:
+            zy.send(sock, {"op": "zygote", "config": config}, [fd])
+            reply, _ = zy.recv(sock)
+        except OSError:
+            reply = None
     if reply is None or not reply.get("pid"):
         uproot()  # it is gone: callers fall back to a fresh interpreter
         return None
     return int(reply["pid"])
+
+
+@contextlib.contextmanager
+def _across_processes():
+    if _ask_lock_fd is None:
+        yield
+        return
+    fcntl.lockf(_ask_lock_fd, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.lockf(_ask_lock_fd, fcntl.LOCK_UN)
 
 
 def alive(pid: int) -> bool:

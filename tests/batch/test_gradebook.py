@@ -31,8 +31,9 @@ def _result(name: str, sid: str, report: Report | None) -> StudentResult:
 
 
 def test_cells_that_look_like_formulas_are_text():
-    for bad in ("=1+1", "+1", "-2", "@SUM(A1)", "\tx", "\rx", "=HYPERLINK(\"http://e\")"):
+    for bad in ("=1+1", "+1", "-2", "@SUM(A1)", "\tx", "=HYPERLINK(\"http://e\")"):
         assert cell(bad) == "'" + bad
+    assert cell("\rx") == "\\x0dx"  # a carriage return is shown as an escape: no formula, no terminal steering
     assert cell("alice") == "alice" and cell(-1.5) == -1.5  # numbers stay numbers
 
 

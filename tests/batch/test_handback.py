@@ -29,6 +29,19 @@ def test_a_students_copy_is_titled_with_their_own_file_name():
     assert handed_back(report, inside).submission == "smith_7_attention.py"
 
 
+def test_a_platforms_folder_is_not_part_of_the_title():
+    """Found by a new instructor: a Moodle 4 folder export titled the copy 'Sam Lee_576303_assignsubmission_file/
+    attention.py'. The platform's folder for the student is the export's naming; the student's own folders stay."""
+    report = passing_report()
+    for handed_in, title in [("Sam Lee_576303_assignsubmission_file/attention.py", "attention.py"),
+                             ("Sam Lee_576303_assignsubmission_file_/src/attention.py", "src/attention.py"),
+                             ("submission_4242/attention.py", "attention.py"),
+                             ("week3/attention.py", "week3/attention.py")]:
+        student = Student(key="moodle:576303", id="576303", name="Sam Lee", platform="moodle",
+                          submission="export/" + handed_in, handed_in=handed_in)
+        assert handed_back(report, student).submission == title, handed_in
+
+
 def test_class_run_hands_back_titles_by_file_and_lists_similar_pairs_by_name(tmp_path):
     export = tmp_path / "export"
     export.mkdir()

@@ -149,3 +149,21 @@ def test_grade_refuses_lms_canvas_without_a_title_before_grading(tmp_path):
                           env=dict(os.environ, GRADER_SECRET="x"))
     assert done.returncode == 2 and "--lms canvas needs --assignment" in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("kind", ["interface", "ambiguous_identity", "identity_conflict", "not_on_roster"])
+def test_a_row_waiting_for_a_human_is_held_out_of_the_import_files(tmp_path, kind):
+    """Found by a new instructor: canvas-import.csv gave 0 to a student whose math passes behind a renamed
+    function while review.csv said to read it first, and 100 to a student not on the roster. Such rows are
+    held out of the grades file and the feedback zip, and named, until a person has looked."""
+    results = canvas_class()
+    results[0].student.flag(kind, "evidence")
+    paths, left_out = _write(tmp_path, results, lms_export("canvas", assignment="Attention (12345)"))
+    rows = list(csv.reader(io.StringIO(paths[0].read_text(encoding="utf-8"))))
+    assert [r[1] for r in rows[1:]] == ["1002"]  # García held back; the other graded row stays
+    assert any(line.startswith("García, Ana: held out of canvas-import.csv") and "review.csv" in line
+               for line in left_out), left_out
+    assert not any("1001" in n for n in zipfile.ZipFile(paths[1]).namelist())
+    results[0].student.flags.clear()  # the control: unflagged, she is imported
+    paths, _ = _write(tmp_path, results, lms_export("canvas", assignment="Attention (12345)"))
+    assert [r[1] for r in list(csv.reader(io.StringIO(paths[0].read_text(encoding="utf-8"))))[1:]] == ["1001", "1002"]

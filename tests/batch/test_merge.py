@@ -110,3 +110,21 @@ def test_merge_command_exits_2_and_names_the_missing_shard(tmp_path, sandboxes):
                           capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 2 and "shard 2/2 of this class is missing" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "m").exists()
+
+
+def test_merge_into_one_of_its_shards_is_refused_and_leaves_the_shard_as_it_was(tmp_path, sandboxes):
+    """Found by a new instructor: `merge shard1 shard2 --out shard1` was accepted, wrote shard 2's records into
+    shard 1's store and made every later merge of the two refuse ('shard 2/2 is given twice')."""
+    export = canvas_class(tmp_path / "canvas", shards=2)
+    one, two = tmp_path / "one", tmp_path / "two"
+    _run(export, one, sandboxes, shard=(1, 2))
+    _run(export, two, sandboxes, shard=(2, 2))
+    before = (one / "gradebook.csv").read_text()
+    env = dict(os.environ, NO_COLOR="1")
+    into = subprocess.run([sys.executable, "-m", "grader", "merge", str(one), str(two), "--out", str(one)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert into.returncode == 2 and "is one of the shards being merged" in into.stderr, into.stderr
+    assert "Traceback" not in into.stderr and (one / "gradebook.csv").read_text() == before
+    fine = subprocess.run([sys.executable, "-m", "grader", "merge", str(one), str(two), "--out", str(tmp_path / "m")],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert fine.returncode == 0, fine.stderr

@@ -65,6 +65,9 @@ def test_an_override_survives_reruns_and_a_rubric_change_until_the_file_changes(
     row = _rows(out)["1002"]
     assert row["check:zero_queries"] == "5" and row["Score"] == "53" and "Zero queries are excused" in row["Notes"]
     assert "Zero queries are excused this term" in _feedback(out, "1002")
+    # The rewrite reads the store, which keeps no sources: it says similar submissions are not listed, never
+    # "None." (found by a new instructor: an override emptied the list); the next `grade` run lists them again.
+    assert "Not listed here" in (out / "summary.md").read_text()
     assert main(["override", str(out), "1002", "--score", "50", "--points", "3", "--reason", "which?"]) == 2
     assert "--check ID takes --points" in capsys.readouterr().err
     record_override(out, "1003", score=50, reason="Renamed function; the math is right")
@@ -74,6 +77,7 @@ def test_an_override_survives_reruns_and_a_rubric_change_until_the_file_changes(
         record_override(out, "9999", score=1, reason="nobody")
 
     again = run()
+    assert "Not listed here" not in (out / "summary.md").read_text()
     assert again.changes == [] and (out / "changes.csv").read_text().count("\n") == 1  # only the header
     rows = _rows(out)
     assert (rows["1002"]["Score"], rows["1003"]["Score"]) == ("53", "50")

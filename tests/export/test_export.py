@@ -263,3 +263,43 @@ def test_the_zip_that_holds_the_secret_is_its_owners_alone(tmp_path):
     out, _ = build_autograder(tmp_path / "autograder.zip", secret=SECRET, wheel=wheel)
     assert out.stat().st_mode & 0o777 == 0o600
     assert zipfile.ZipFile(out).read("secret").decode().strip() == SECRET
+
+
+# Runs in a fresh interpreter: the seed may only be planted by a process whose state is known clean.
+# Every way the sandbox can start a second interpreter (Sandbox._popen) is recorded before the entry
+# point runs; the seed's fork of this process never passes there.
+_COUNT_INTERPRETERS = """
+import sys
+from pathlib import Path
+from grader.export import autograder
+from grader.sandbox import client
+started = []
+popen = client.Sandbox._popen
+client.Sandbox._popen = staticmethod(lambda *a: started.append(1) or popen(*a))
+root = Path(sys.argv[1])
+code = autograder.main([str(root)]) if sys.argv[2] == "main" else autograder.run(root)
+print("interpreters", len(started), "code", code)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="without root the sandbox enters a user namespace, which needs a "
+                    "fresh interpreter whatever the entry point (Gradescope runs as root)")
+def test_run_autograder_forks_its_sandbox_like_grade_file(tmp_path):
+    """`run_autograder`'s entry point plants the seed as `grade FILE` does: its sandbox is a fork of the
+    process that already imported torch, not a second interpreter. Negative control: the same grading
+    without the entry point (autograder.run alone) starts one."""
+    from grader.paths import INSTRUCTOR_RUBRIC
+
+    for entry, expected in (("main", 0), ("run", 1)):
+        root = tmp_path / entry
+        for folder in ("source", "submission", "results"):
+            (root / folder).mkdir(parents=True)
+        (root / "source" / "rubric.yaml").write_text(INSTRUCTOR_RUBRIC.read_text(encoding="utf-8"))
+        (root / "source" / "secret").write_text(SECRET + "\n")
+        (root / "submission" / "attention.py").write_text((ROOT / "reference" / "attention.py").read_text())
+        proc = subprocess.run([sys.executable, "-c", _COUNT_INTERPRETERS, str(root), entry], capture_output=True,
+                              text=True, timeout=300, cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+        assert proc.returncode == 0, proc.stderr
+        assert f"interpreters {expected} code 0" in proc.stdout, (entry, proc.stdout, proc.stderr)
+        results = json.loads((root / "results" / "results.json").read_text())
+        assert results["score"] == 100 and results["extra_data"]["isolation"] == "namespaces+uid"

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "grader"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("shared words and where files live", ("vocabulary", "paths")),
     ("inputs as found: files, notebooks, archives", ("intake",)),
-    ("running student code: sandbox and wire format", ("sandbox",)),
+    ("running student code: sandbox and wire format", ("sandbox", "process")),
     ("probes: what a submission is asked, as wire frames", ("probes",)),
     ("checks: verdicts from returned tensors", ("checks",)),
     ("diagnosis: misconceptions behind the verdicts", ("diagnosis",)),
@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("report: the typed result and its renderers", ("report",)),
     ("one submission end to end", ("grade", "notebook", "watch", "demo")),
     ("a class", ("batch",)),
+    ("the course service: uploads in the browser", ("serve",)),
     ("other verbs", ("export", "release", "schemas", "quiz")),
     ("the command line", ("cli", "__main__", "")),
 ]

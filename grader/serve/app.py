@@ -1,0 +1,266 @@
+"""The web app: sign-in by link token, upload, the student's report and history, the class view."""
+
+from __future__ import annotations
+
+import hmac
+import re
+import secrets
+import threading
+from collections.abc import Callable
+from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from grader.report.html import render_fragment
+from grader.report.models import Report
+from grader.serve import course as course_mod
+from grader.serve.course import Course
+from grader.serve.store import CourseStore, QueueFull, Submission, next_allowed
+from grader.serve.tokens import Who, sign_ins, token_hash
+from grader.serve.worker import Grade, drain
+
+COOKIE = "grader_session"
+_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+_templates = Environment(loader=PackageLoader("grader.serve", "templates"), autoescape=select_autoescape(["html"]))
+
+
+class Service:
+    """What the routes share: the course, the store, who may sign in, the worker's wake-up call."""
+
+    def __init__(self, course: Course, secret: str, *, store: CourseStore, clock: Callable[[], datetime]):
+        self.course, self.store, self.clock = course, store, clock
+        self.names = course_mod.students(course)
+        self.tokens = sign_ins(secret, list(self.names))
+        self.wake = threading.Event()
+        self.stopping = threading.Event()
+
+    def who(self, request: Request) -> tuple[Who, str] | None:
+        sid = request.cookies.get(COOKIE)
+        found = self.store.session(token_hash(sid)) if sid else None
+        return (Who(found[0], found[1]), found[2]) if found else None
+
+    def page(self, template: str, status: int = 200, **values) -> HTMLResponse:
+        html = _templates.get_template(template).render(course_title=self.course.title, **values)
+        return HTMLResponse(html, status_code=status, headers={"Content-Security-Policy": _CSP,
+                                                                "Cache-Control": "no-store"})
+
+    def result(self, s: Submission, *, instructor: bool) -> str:
+        if s.report is None:
+            return ""
+        report = Report.model_validate_json(s.report)
+        if report.status == "grader_error":
+            return "the grader failed on this file"
+        if instructor or self.course.released(self.clock()):
+            return f"{report.score:g} / {report.max_score:g}"
+        return "graded (score released later)"
+
+    def refusal(self, student: str) -> str | None:
+        """Why `student` may not submit now, with when they may; None: they may."""
+        now, c = self.clock(), self.course
+        if now >= c.due:
+            return f"The due date ({c.due.isoformat()}) has passed; submissions are closed."
+        if c.max_attempts is not None and self.store.count(student) >= c.max_attempts:
+            return f"You have used all {c.max_attempts} attempts."
+        if c.rate_limit is not None:
+            window = timedelta(minutes=c.rate_limit.minutes)
+            at = next_allowed(self.store.attempts_since(student, now - window), limit=c.rate_limit.attempts,
+                              window=window)
+            if at is not None and at > now:
+                return (f"At most {c.rate_limit.attempts} attempts in {c.rate_limit.minutes:g} minutes: "
+                        f"your next attempt is allowed at {at.isoformat(timespec='seconds')}.")
+        return None
+
+
+def _rows(svc: Service, history: list[Submission], *, instructor: bool) -> list[dict]:
+    return [{"id": s.id, "at": s.at.isoformat(timespec="seconds"), "state": s.state,
+             "result": svc.result(s, instructor=instructor)} for s in history]
+
+
+def _denied(svc: Service, status: int, message: str) -> HTMLResponse:
+    return svc.page("message.html", status, message=message, who=None, back="/")
+
+
+async def home(request: Request) -> Response:
+    svc: Service = request.app.state.svc
+    found = svc.who(request)
+    if found is None:
+        return _denied(svc, 401, "Sign in with the link your instructor sent you.")
+    who, csrf = found
+    if who.role == "instructor":
+        return RedirectResponse("/class", 303)
+    history = svc.store.history(who.key)
+    c = svc.course
+    left = None if c.max_attempts is None else max(0, c.max_attempts - len(history))
+    return svc.page("student.html", who=svc.names.get(who.key, who.key), csrf=csrf, due=c.due.isoformat(),
+                    attempts_left=left, refusal=svc.refusal(who.key), max_kb=c.max_upload_kb,
+                    history=_rows(svc, history, instructor=False))
+
+
+async def sign_in(request: Request) -> Response:
+    svc: Service = request.app.state.svc
+    token = request.query_params.get("token", "")
+    who = svc.tokens.get(token_hash(token)) if token else None
+    if who is None:
+        return _denied(svc, 403, "This sign-in link is not valid; ask your instructor for yours.")
+    sid, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    svc.store.open_session(token_hash(sid), who.role, who.key, csrf)
+    response = RedirectResponse("/", 303)
+    # Lax, not Strict: the link is opened from an e-mail or the LMS, and Strict would drop the cookie on
+    # that first redirect; every POST checks the CSRF token anyway.
+    response.set_cookie(COOKIE, sid, httponly=True, samesite="lax", secure=request.url.scheme == "https")
+    return response
+
+
+async def _posted(request: Request, svc: Service) -> tuple[Who, dict] | Response:
+    """A POST's form, once the session and its CSRF token are checked and the body is under the cap."""
+    found = svc.who(request)
+    if found is None:
+        return _denied(svc, 401, "Sign in with the link your instructor sent you.")
+    who, csrf = found
+    cap = svc.course.max_upload_kb * 1024
+    length = request.headers.get("content-length")
+    if length is None or not length.isdigit() or int(length) > cap + 16 * 1024:
+        return _denied(svc, 413, f"Uploads are limited to {svc.course.max_upload_kb} KB.")
+    form = await request.form(max_files=1, max_fields=4, max_part_size=cap + 1)
+    if not hmac.compare_digest(str(form.get("csrf", "")), csrf):
+        return _denied(svc, 403, "This form has expired; reload the page and submit again.")
+    return who, form
+
+
+async def submit(request: Request) -> Response:
+    svc: Service = request.app.state.svc
+    got = await _posted(request, svc)
+    if isinstance(got, Response):
+        return got
+    (who, form), cap = got, svc.course.max_upload_kb * 1024
+    if who.role != "student":
+        return _denied(svc, 403, "Only students submit.")
+    upload = form.get("file")
+    if upload is not None and not isinstance(upload, str) and upload.filename:
+        source = await upload.read(cap + 1)
+        filename = upload.filename
+    else:
+        source, filename = str(form.get("code", "")).encode("utf-8"), "attention.py"
+    if len(source) > cap:
+        return _denied(svc, 413, f"Uploads are limited to {svc.course.max_upload_kb} KB.")
+    if not source.strip():
+        return svc.page("message.html", 400, message="Choose a .py file or paste your code.", back="/")
+    if not filename.endswith(".py"):
+        return svc.page("message.html", 400, message="Upload a .py file.", back="/")
+    if (why := svc.refusal(who.key)) is not None:
+        return svc.page("message.html", 429, message=why, back="/")
+    try:
+        sid = svc.store.enqueue(who.key, _safe_name(filename), source, svc.clock(), limit=svc.course.queue_limit)
+    except QueueFull:
+        return svc.page("message.html", 503, message="The grader is busy; try again in a minute.", back="/")
+    svc.wake.set()
+    return RedirectResponse(f"/submissions/{sid}", 303)
+
+
+def _safe_name(filename: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", filename.replace("\\", "/").rsplit("/", 1)[-1]).lstrip(".")
+    return name if len(name) > 3 else "attention.py"
+
+
+async def submission(request: Request) -> Response:
+    svc: Service = request.app.state.svc
+    found = svc.who(request)
+    if found is None:
+        return _denied(svc, 401, "Sign in with the link your instructor sent you.")
+    who, csrf = found
+    s = svc.store.get(int(request.path_params["id"]))
+    instructor = who.role == "instructor"
+    if s is None or not (instructor or s.student == who.key):
+        return _denied(svc, 404, "No such attempt.")  # another student's attempt does not exist for you
+    number = [h.id for h in svc.store.history(s.student)].index(s.id) + 1
+    fragment = None
+    if s.report is not None:
+        report = Report.model_validate_json(s.report)
+        fragment = Markup(render_fragment(report, audience="instructor" if instructor else "student",
+                                          published=instructor or svc.course.released(svc.clock())))
+    back = f"/class/{s.student}" if instructor else "/"
+    return svc.page("report.html", who=svc.names.get(who.key, "instructor"), csrf=csrf, fragment=fragment,
+                    state=s.state, number=number, back=back, refresh=fragment is None)
+
+
+def _instructor(request: Request, svc: Service) -> tuple[Who, str] | Response:
+    found = svc.who(request)
+    if found is None:
+        return _denied(svc, 401, "Sign in with the instructor's link.")
+    if found[0].role != "instructor":
+        return _denied(svc, 403, "This page is the instructor's.")
+    return found
+
+
+async def class_view(request: Request) -> Response:
+    svc: Service = request.app.state.svc
+    got = _instructor(request, svc)
+    if isinstance(got, Response):
+        return got
+    latest = svc.store.latest_per_student()
+    rows = [{"key": key, "name": name, "attempts": svc.store.count(key) if key in latest else 0,
+             "at": latest[key].at.isoformat(timespec="seconds") if key in latest else "",
+             "result": svc.result(latest[key], instructor=True) if key in latest else "no submission"}
+            for key, name in sorted(svc.names.items(), key=lambda kv: kv[1])]
+    return svc.page("class.html", who="instructor", csrf=got[1], rows=rows)
+
+
+async def student_history(request: Request) -> Response:
+    svc: Service = request.app.state.svc
+    got = _instructor(request, svc)
+    if isinstance(got, Response):
+        return got
+    key = request.path_params["student"]
+    if key not in svc.names:
+        return _denied(svc, 404, "No such student on the roster.")
+    return svc.page("history.html", who="instructor", csrf=got[1], student=svc.names[key],
+                    history=_rows(svc, svc.store.history(key), instructor=True))
+
+
+async def sign_out(request: Request) -> Response:
+    svc: Service = request.app.state.svc
+    got = await _posted(request, svc)
+    if isinstance(got, Response):
+        return got
+    svc.store.close_session(token_hash(request.cookies[COOKIE]))
+    response = RedirectResponse("/", 303)
+    response.delete_cookie(COOKIE)
+    return response
+
+
+def _work(svc: Service, grade: Grade) -> None:
+    while not svc.stopping.is_set():
+        svc.wake.clear()  # before draining: an upload during the drain wakes the next round at once
+        drain(svc.store, grade)
+        svc.wake.wait(timeout=1.0)
+
+
+def make_app(course: Course, secret: str, *, grade: Grade | None, store: CourseStore | None = None,
+             clock: Callable[[], datetime] = course_mod.now) -> Starlette:
+    """`grade` None: no worker in this process (tests drive the queue themselves)."""
+    svc = Service(course, secret, store=store or CourseStore(course.store), clock=clock)
+
+    @asynccontextmanager
+    async def lifespan(app):
+        worker = threading.Thread(target=_work, args=(svc, grade), name="grader-worker", daemon=True) if grade else None
+        if worker:
+            worker.start()
+        yield
+        svc.stopping.set()
+        svc.wake.set()
+        if worker:
+            worker.join(timeout=60)
+
+    app = Starlette(routes=[
+        Route("/", home), Route("/sign-in", sign_in), Route("/submit", submit, methods=["POST"]),
+        Route("/submissions/{id:int}", submission), Route("/class", class_view),
+        Route("/class/{student}", student_history), Route("/sign-out", sign_out, methods=["POST"]),
+    ], lifespan=lifespan)
+    app.state.svc = svc
+    return app

@@ -1,0 +1,108 @@
+"""The course file: what one running service grades, for whom, and under which limits."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from grader.rubric.load import RubricError, parse_model
+
+
+class SecretSource(BaseModel):
+    """Where the secret is read from: exactly one of a file or an environment variable, never the secret."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    file: Path | None = None
+    env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+    @model_validator(mode="after")
+    def _one(self) -> SecretSource:
+        if (self.file is None) == (self.env is None):
+            raise ValueError("name exactly one of file: (a path) or env: (a variable name)")
+        return self
+
+
+class RateLimit(BaseModel):
+    """At most `attempts` submissions in any `minutes` minutes: the grader is no answer oracle."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    attempts: int = Field(ge=1)
+    minutes: float = Field(gt=0)
+
+
+class Course(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    title: str = Field(min_length=1)
+    rubric: Path
+    roster: Path
+    secret: SecretSource
+    due: datetime
+    max_attempts: int | None = Field(default=None, ge=1)
+    rate_limit: RateLimit | None = None
+    # immediate: the grade is shown as soon as it is graded; after_due: from the due date; manual: never here.
+    release: Literal["immediate", "after_due", "manual"] = "after_due"
+    max_upload_kb: int = Field(default=256, ge=1, le=1024)
+    queue_limit: int = Field(default=500, ge=1)
+    store: Path = Path("course.sqlite")
+
+    @field_validator("due")
+    @classmethod
+    def _aware(cls, due: datetime) -> datetime:
+        if due.tzinfo is None:
+            raise ValueError("must carry a time zone, e.g. 2026-12-01T23:59:00+00:00")
+        return due
+
+    def released(self, now: datetime) -> bool:
+        return self.release == "immediate" or (self.release == "after_due" and now >= self.due)
+
+
+def load_course(path: str | Path) -> Course:
+    """Relative paths in the file are read from the file's folder, so the service runs from anywhere."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise RubricError([f"{path}:1:1: cannot read the course file: {getattr(err, 'strerror', None) or err}"]) from None
+    course = parse_model(text, str(path), Course)
+    here = path.resolve().parent
+    found = {k: here / getattr(course, k) for k in ("rubric", "roster", "store")}
+    if course.secret.file is not None:
+        found["secret"] = course.secret.model_copy(update={"file": here / course.secret.file})
+    return course.model_copy(update=found)
+
+
+def read_secret(course: Course) -> str:
+    """The secret, from where the course file says; a clear error, never its value, when absent."""
+    src = course.secret
+    if src.env is not None:
+        value = os.environ.get(src.env, "")
+        if not value:
+            raise RubricError([f"the secret's variable ${src.env} is not set"])
+        return value
+    try:
+        value = src.file.read_text(encoding="utf-8").strip()
+    except OSError as err:
+        raise RubricError([f"{src.file}: cannot read the secret: {err.strerror or err}"]) from None
+    if not value:
+        raise RubricError([f"{src.file}: the secret file is empty"])
+    return value
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def students(course: Course) -> dict[str, str]:
+    """Roster key (the LMS id, else the e-mail) -> display name; rows without either cannot sign in."""
+    from grader.intake import roster
+    from grader.intake.collect import InputError
+
+    try:
+        entries, _ = roster.read(course.roster)
+    except InputError as err:
+        raise RubricError([str(err)]) from None
+    return {e.id or e.email: e.name or e.id or e.email for e in entries if e.id or e.email}

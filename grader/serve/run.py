@@ -1,0 +1,51 @@
+"""`grader serve`: the course file read and checked, then the app on uvicorn, or the sign-in links printed."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from grader.rubric.load import RubricError
+from grader.serve.course import load_course, read_secret, students
+from grader.serve.tokens import INSTRUCTOR, Who, token_for
+
+
+def _ready(course_path: Path):
+    course = load_course(course_path)
+    return course, read_secret(course)
+
+
+def print_tokens(course_path: Path, *, base_url: str) -> int:
+    try:
+        course, secret = _ready(course_path)
+    except RubricError as err:
+        print("\n".join(f"grader: {p}" for p in err.problems), file=sys.stderr)
+        return 2
+    print(f"instructor\t{base_url}/sign-in?token={token_for(secret, INSTRUCTOR)}")
+    for key, name in students(course).items():
+        print(f"{key}\t{name}\t{base_url}/sign-in?token={token_for(secret, Who('student', key))}")
+    return 0
+
+
+def serve(course_path: Path, *, host: str, port: int, before_secret: Callable[[], None]) -> int:
+    """`before_secret` plants the sandbox's seed: its servers are forked before the secret is read."""
+    from grader.rubric import load_rubric
+
+    try:
+        course = load_course(course_path)
+        load_rubric(course.rubric)  # a broken rubric stops the start, not the first upload
+        before_secret()
+        secret = read_secret(course)
+    except RubricError as err:
+        print("\n".join(f"grader: {p}" for p in err.problems), file=sys.stderr)
+        return 2
+    import uvicorn
+
+    from grader.serve.app import make_app
+    from grader.serve.worker import sandbox_grader
+
+    app = make_app(course, secret, grade=sandbox_grader(course.rubric, secret))
+    # One process: the worker thread and its warm sandbox live beside the app; uvicorn's log has no tokens.
+    uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+    return 0

@@ -1,0 +1,172 @@
+"""The course's store: submissions, their queue and their reports, and sign-in sessions, in SQLite (WAL).
+
+A submission is `queued`, `claimed` by one worker (its pid), or `graded`; a claim left by a dead
+worker is put back in the queue when a worker starts, so each is graded exactly once."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS submissions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  student TEXT NOT NULL,
+  filename TEXT NOT NULL,
+  source BLOB NOT NULL,
+  at TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'queued',
+  claimed_by INTEGER,
+  report TEXT
+);
+CREATE INDEX IF NOT EXISTS by_student ON submissions (student, id);
+CREATE INDEX IF NOT EXISTS by_state ON submissions (state, id);
+CREATE TABLE IF NOT EXISTS sessions (
+  id_hash TEXT PRIMARY KEY,
+  role TEXT NOT NULL,
+  key TEXT NOT NULL,
+  csrf TEXT NOT NULL
+);
+"""
+
+
+class QueueFull(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Submission:
+    id: int
+    student: str
+    filename: str
+    at: datetime
+    state: str
+    report: str | None  # the instructor's Report, as JSON
+
+
+class CourseStore:
+    """One connection per thread; every write is one short transaction."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._local = threading.local()
+        self._conn().executescript(_SCHEMA)
+
+    def _conn(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA busy_timeout=30000")
+            self._local.db = db
+        return db
+
+    def _db(self) -> _Tx:
+        return _Tx(self._conn())
+
+    # --- the queue ------------------------------------------------------------------------------
+
+    def enqueue(self, student: str, filename: str, source: bytes, at: datetime, *, limit: int) -> int:
+        with self._db() as db:
+            queued = db.execute("SELECT count(*) FROM submissions WHERE state != 'graded'").fetchone()[0]
+            if queued >= limit:
+                raise QueueFull(f"{queued} submissions are waiting")
+            cur = db.execute("INSERT INTO submissions (student, filename, source, at) VALUES (?, ?, ?, ?)",
+                             (student, filename, source, at.isoformat()))
+            return int(cur.lastrowid)
+
+    def requeue_abandoned(self, alive: int) -> int:
+        """Claims not held by `alive` (this worker's pid) go back in the queue: their worker is gone."""
+        with self._db() as db:
+            return db.execute("UPDATE submissions SET state='queued', claimed_by=NULL "
+                              "WHERE state='claimed' AND claimed_by != ?", (alive,)).rowcount
+
+    def claim(self, worker: int) -> tuple[int, str, bytes] | None:
+        with self._db() as db:
+            row = db.execute("UPDATE submissions SET state='claimed', claimed_by=? WHERE id = "
+                             "(SELECT id FROM submissions WHERE state='queued' ORDER BY id LIMIT 1) "
+                             "RETURNING id, filename, source", (worker,)).fetchone()
+        return (int(row[0]), row[1], bytes(row[2])) if row else None
+
+    def finish(self, submission: int, worker: int, report_json: str) -> bool:
+        """False when the claim is no longer this worker's (it was re-queued): nothing is written twice."""
+        with self._db() as db:
+            return db.execute("UPDATE submissions SET state='graded', report=?, claimed_by=NULL "
+                              "WHERE id=? AND state='claimed' AND claimed_by=?",
+                              (report_json, submission, worker)).rowcount == 1
+
+    def waiting(self) -> int:
+        with self._db() as db:
+            return db.execute("SELECT count(*) FROM submissions WHERE state != 'graded'").fetchone()[0]
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def history(self, student: str) -> list[Submission]:
+        with self._db() as db:
+            rows = db.execute("SELECT id, student, filename, at, state, report FROM submissions "
+                              "WHERE student=? ORDER BY id", (student,)).fetchall()
+        return [_submission(r) for r in rows]
+
+    def get(self, submission: int) -> Submission | None:
+        with self._db() as db:
+            row = db.execute("SELECT id, student, filename, at, state, report FROM submissions WHERE id=?",
+                             (submission,)).fetchone()
+        return _submission(row) if row else None
+
+    def attempts_since(self, student: str, since: datetime) -> list[datetime]:
+        with self._db() as db:
+            rows = db.execute("SELECT at FROM submissions WHERE student=? ORDER BY id", (student,)).fetchall()
+        return [t for t in (datetime.fromisoformat(r[0]) for r in rows) if t > since]
+
+    def count(self, student: str) -> int:
+        with self._db() as db:
+            return db.execute("SELECT count(*) FROM submissions WHERE student=?", (student,)).fetchone()[0]
+
+    def latest_per_student(self) -> dict[str, Submission]:
+        with self._db() as db:
+            rows = db.execute("SELECT id, student, filename, at, state, report FROM submissions WHERE id IN "
+                              "(SELECT max(id) FROM submissions GROUP BY student)").fetchall()
+        return {r[1]: _submission(r) for r in rows}
+
+    # --- sessions -------------------------------------------------------------------------------
+
+    def open_session(self, id_hash: str, role: str, key: str, csrf: str) -> None:
+        with self._db() as db:
+            db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?)", (id_hash, role, key, csrf))
+
+    def session(self, id_hash: str) -> tuple[str, str, str] | None:
+        with self._db() as db:
+            row = db.execute("SELECT role, key, csrf FROM sessions WHERE id_hash=?", (id_hash,)).fetchone()
+        return tuple(row) if row else None
+
+    def close_session(self, id_hash: str) -> None:
+        with self._db() as db:
+            db.execute("DELETE FROM sessions WHERE id_hash=?", (id_hash,))
+
+
+def _submission(row) -> Submission:
+    return Submission(int(row[0]), row[1], row[2], datetime.fromisoformat(row[3]), row[4], row[5])
+
+
+class _Tx:
+    """`with store._db() as db`: one IMMEDIATE transaction, committed or rolled back."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.db.execute("BEGIN IMMEDIATE")
+        return self.db
+
+    def __exit__(self, kind, *_) -> None:
+        self.db.execute("ROLLBACK" if kind else "COMMIT")
+
+
+def next_allowed(attempts: list[datetime], *, limit: int, window: timedelta) -> datetime | None:
+    """When the next attempt is allowed under at most `limit` in any `window`; None: now."""
+    if len(attempts) < limit:
+        return None
+    return sorted(attempts)[-limit] + window
