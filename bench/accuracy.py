@@ -44,6 +44,17 @@ def _load(name: str, path: Path):
 
 
 mutate = _load("accuracy_mutate", ROOT / "tests" / "accuracy" / "mutate.py")
+journey = _load("journey_replay", ROOT / "tests" / "journey" / "replay.py")
+
+
+def journey_lines() -> list[str]:
+    """The journey corpus (tests/journey, frozen): one student's evening replayed through `check`."""
+    seen = journey.replay()
+    wrong = [(s["step"], why) for s in journey.STEPS if (why := journey.disagreements(s, *seen[s["step"]]))]
+    right = len(journey.STEPS) - len(wrong)
+    return [f"journey (tests/journey, check in order, one hint state): {right}/{len(journey.STEPS)} steps "
+            f"told truly ({right / len(journey.STEPS):.0%})",
+            *(f"  step {n}: {'; '.join(why)}" for n, why in wrong)]
 verdicts = _load("accuracy_verdicts", ROOT / "tests" / "accuracy" / "verdicts.py")
 
 
@@ -83,14 +94,17 @@ QUIZ_DIR = ROOT / "tests" / "quiz"
 
 
 def quiz_lines() -> list[str]:
-    """The quiz judge against teachers' labels: the blind set first, then the table it was tuned on."""
+    """The quiz judge against teachers' labels: the set never tuned on first, then the ones it was tuned on."""
     from grader.quiz.agreement import blind_agreement, follow_up_agreement, second_labeller
     from grader.quiz.load import DEFAULT_QUIZ, load_quiz
 
     quiz = load_quiz(DEFAULT_QUIZ)
     blind = QUIZ_DIR / "quiz_blind_answers.yaml"
     agree, sampled = second_labeller(blind, QUIZ_DIR / "quiz_blind_second_labels.yaml")
-    lines = [*blind_agreement(quiz, blind).lines("Blind set (quiz_blind_answers.yaml)"),
+    lines = [*blind_agreement(quiz, QUIZ_DIR / "quiz_blind2_answers.yaml").lines(
+                 "Second blind set (quiz_blind2_answers.yaml, never tuned on: the blind measure)"),
+             *blind_agreement(quiz, blind).lines(
+                 "First blind set (quiz_blind_answers.yaml, blind when first measured, then tuned on)"),
              *follow_up_agreement(quiz, blind).lines("Blind set, follow-up replies"),
              f"Second labeller on {sampled} of the blind answers: {agree}/{sampled} agree with the first"]
     modelled = QUIZ_DIR / "quiz_modelled_answers.yaml"
@@ -332,9 +346,12 @@ def main() -> int:
         print("\nNot a target: real files given a diagnosis the instructor did not name:")
         for name, ids in extra:
             print(f"  {name}: {', '.join(ids)}")
+    evening = journey_lines()
+    print("\n" + "\n".join(evening))
     if not args.no_write:
         print("\n" + "\n".join(quiz))
-        args.out.write_text(markdown(s, mutant_verdicts, real, seconds, quiz))
+        args.out.write_text(markdown(s, mutant_verdicts, real, seconds, quiz)
+                            + "\n## A student's evening (issue 19)\n\n```\n" + "\n".join(evening) + "\n```\n")
         print(f"\nwrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}")
     return 0
 

@@ -24,7 +24,8 @@ def _check(args) -> int:
             print("grader: --watch prints what changed after each save; use --json without it", file=sys.stderr)
             return 2
         return _watch(args)
-    report = self_check(Path(args.file), hint_state_path=paths.hint_state())
+    report = self_check(Path(args.file), hint_state_path=paths.hint_state(), spelled_out=_spelled_out(args))
+    _record_cards(report)
     if args.json:
         print(report.model_dump_json(indent=2))
     else:
@@ -54,6 +55,21 @@ def _percent(text: str) -> float:
     return value
 
 
+def _record_cards(report) -> None:
+    """The recall cards of what this check found, for `grader cards` to review first."""
+    from grader.quiz.cards import recent_path, record_recent
+
+    record_recent([c for d in report.diagnoses for c in d.cards], recent_path())
+
+
+def _spelled_out(args) -> int | None:
+    """How many failing checks the student will read in full, so only their hints are spent: the
+    terminal's screenful, or every one when a report that shows them all is written too."""
+    from grader.report.terminal import DETAILS
+
+    return None if args.json or args.html or args.markdown else DETAILS["student"]
+
+
 def _line(text: str) -> str:
     from grader.report.terminal import printable
 
@@ -70,7 +86,8 @@ def _watch(args) -> int:
         _write_extras([(report, "")], args.html, args.markdown, single=True, audience="student")
 
     try:
-        watch(Path(args.file), grade=lambda p: self_check(p, hint_state_path=paths.hint_state()), show=show,
+        watch(Path(args.file), grade=lambda p: self_check(p, hint_state_path=paths.hint_state(),
+                                                          spelled_out=_spelled_out(args)), show=show,
               say=lambda line: print(line, flush=True))
     except KeyboardInterrupt:
         print("stopped watching", file=sys.stderr)

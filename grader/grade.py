@@ -31,6 +31,7 @@ from grader.probes import ProbeSet, build_probes, hidden_seed
 from grader.report.models import Report, Runtime
 from grader.report.visuals import visuals
 from grader.rubric import Rubric, load_rubric, load_self_check, score_checks
+from grader.rubric.score import give_hints
 from grader.sandbox import RunResult, Sandbox
 
 MAX_SOURCE_BYTES = 1 << 20
@@ -129,12 +130,12 @@ def unread(path: Path, sandbox: Sandbox, reason: str) -> Executed:
 
 
 def judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Catalogue | None = None,
-          hint_state_path: Path | None = None, hint_key: str | None = None) -> Report:
+          hint_state_path: Path | None = None, hint_key: str | None = None, spelled_out: int | None = None) -> Report:
     """Checks, diagnosis, scoring and pictures, all from the returned tensors, under one guard:
     whatever fails in here becomes this file's `grader_error` report, and a class run goes on."""
     try:
         return _judge(executed, rubric=rubric, audience=audience, catalogue=catalogue,
-                      hint_state_path=hint_state_path, hint_key=hint_key)
+                      hint_state_path=hint_state_path, hint_key=hint_key, spelled_out=spelled_out)
     except Exception as exc:  # noqa: BLE001 - one file's failure is that file's report, never the batch's end
         where = traceback.extract_tb(exc.__traceback__)[-1]
         reason = f"{type(exc).__name__} in {Path(where.filename).name}:{where.lineno}: {exc}"[:500]
@@ -161,7 +162,7 @@ def error_report(executed: Executed, *, rubric: Rubric, audience: str, reason: s
 
 
 def _judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Catalogue | None,
-           hint_state_path: Path | None, hint_key: str | None) -> Report:
+           hint_state_path: Path | None, hint_key: str | None, spelled_out: int | None = None) -> Report:
     obs = observations(executed.run, executed.probes, executed.source, rubric)
     if executed.unreadable:
         obs.load_error = Reply(False, error_type="unreadable", error=f"cannot read the file: {executed.unreadable}")
@@ -171,9 +172,11 @@ def _judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Cata
     # save that only touched comments or layout (under --watch every save is a rerun). Only a
     # self-check keeps hint state; a class run does not parse for it.
     code = hashlib.sha256(code_shape(executed.source).encode()).hexdigest()[:16] if hint_state_path else None
-    scored = score_checks(rubric, outcomes, audience=audience, hint_key=key, hint_state_path=hint_state_path,
-                          hint_source=code)
+    scored = score_checks(rubric, outcomes, audience=audience)
     diagnoses = diagnose(obs, outcomes, catalogue or catalogue_data.load(), lost=points_lost(rubric, scored.checks))
+    # Hints after the diagnosis: a hint that names a bug is for the one the headline names.
+    scored = give_hints(rubric, scored, outcomes, hint_key=key, hint_state_path=hint_state_path, hint_source=code,
+                        headline=diagnoses[0].id if diagnoses else None, spelled_out=spelled_out)
     run = executed.run
     return Report(
         submission=str(executed.path), score=scored.score, max_score=scored.max_score, checks=scored.checks,
@@ -186,13 +189,13 @@ def _judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Cata
 def grade_file(path: Path, *, sandbox: Sandbox, rubric: Rubric | None = None, secret: str | None = None,
                audience: str = "instructor", catalogue: Catalogue | None = None,
                hint_state_path: Path | None = None, hint_key: str | None = None,
-               hidden_paths: Iterable[Path] = ()) -> Report:
+               hidden_paths: Iterable[Path] = (), spelled_out: int | None = None) -> Report:
     """Grade one file. Never raises for anything the file does."""
     rubric = rubric or (default_rubric(INSTRUCTOR_RUBRIC) if audience == "instructor" else load_self_check())
     executed = execute(Path(path), sandbox=sandbox, rubric=rubric, secret=secret, audience=audience,
                        hidden_paths=hidden_paths)
     return judge(executed, rubric=rubric, audience=audience, catalogue=catalogue,
-                 hint_state_path=hint_state_path, hint_key=hint_key)
+                 hint_state_path=hint_state_path, hint_key=hint_key, spelled_out=spelled_out)
 
 
 _shared: Sandbox | None = None
@@ -213,24 +216,27 @@ def shared_sandbox() -> Sandbox:
 
 
 def self_check(path: Path, *, sandbox: Sandbox | None = None, hint_state_path: Path | None = None,
-               hint_key: str | None = None) -> Report:
+               hint_key: str | None = None, spelled_out: int | None = None) -> Report:
     """What a student runs: visible checks on public probes, nothing hidden.
 
     `hint_key` names the work across runs (default: the file's path); a failing check's next hint
-    comes when that work's code changed and still fails. A notebook (.ipynb) or a script exported
+    comes when that work's code changed and still fails, and is spent only when shown: `spelled_out`
+    says how many failing checks the reader sees spelled out (the terminal's screenful, costliest
+    first; None: every one, as --html, --markdown and a notebook show them). A notebook (.ipynb) or a script exported
     from one is graded as the class run grades it (`intake.notebook`): what it defines, without the
     cells that try it out, so its own `check(SingleHead)` cell is not run inside the sandbox.
     """
     path = Path(path)
     kwargs = dict(sandbox=sandbox or shared_sandbox(), audience="student", rubric=load_self_check(),
-                  hint_state_path=hint_state_path, hint_key=hint_key or str(path.resolve()))
+                  hint_state_path=hint_state_path, hint_key=hint_key or str(path.resolve()), spelled_out=spelled_out)
     from grader.intake.bounds import Unreadable
 
     try:  # what intake would refuse in a class run is not run here either: the student is told why
         script = notebook_script(path)
     except Unreadable as exc:
         executed = unread(path, kwargs.pop("sandbox"), str(exc))
-        return judge(executed, **{k: kwargs[k] for k in ("rubric", "audience", "hint_state_path", "hint_key")})
+        return judge(executed, **{k: kwargs[k] for k in ("rubric", "audience", "hint_state_path", "hint_key",
+                                                          "spelled_out")})
     if script is None:
         return grade_file(path, **kwargs)
     with tempfile.TemporaryDirectory(prefix="grader-notebook-") as tmp:

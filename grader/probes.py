@@ -44,6 +44,30 @@ class Probe:
         return self.call.tensors
 
 
+HIDDEN_PREFIX = "h."  # every hidden probe's id starts so: never shown to a student (`describe`)
+_WORKED_WORDS = {"we": "the worked example", "we.zero_q": "the worked example with every query zero",
+                 "we.value_bump": "the worked example with one value raised by {bump:g}"}
+
+
+def describe(probe: Probe) -> str:
+    """A probe as a student reads it, in words: "the worked example", "a batch of 6 sequences of 5
+    positions". A hidden probe is never described by its id, its sizes or its family."""
+    if probe.id.startswith(HIDDEN_PREFIX):
+        return "a probe the grade keeps unseen"
+    if probe.id in _WORKED_WORDS:
+        return _WORKED_WORDS[probe.id].format(bump=VALUE_BUMP)
+    x = probe.t.get("x", probe.t.get("q"))
+    if x is None or x.dim() < 2:
+        return "a probe with one-dimensional inputs" if x is not None else "a probe"
+    *batch, T = x.shape[:-1]
+    seq = f"{T} position{'s' if T != 1 else ''}"
+    layout = " laid out as a strided (non-contiguous) view of its heads" if probe.info.get("variant") == "heads.strided" \
+        else ""
+    if not batch:
+        return f"one sequence of {seq}{layout}"
+    return f"a batch of {' × '.join(map(str, batch))} sequences of {seq}{layout}"
+
+
 @dataclass
 class ProbeSet:
     probes: list[Probe]

@@ -1,8 +1,8 @@
 """`check FILE --watch`: regrade on every save through the same warm sandbox, and say only what changed.
 
 The first run prints the whole report; after that each save prints one line with the score and
-the grader's time, then the checks that started or stopped passing, a failing check whose finding
-or hint changed, and a diagnosis that appeared or went away. The folder is watched rather than the
+the grader's time (a save of unchanged code says so), then the checks that started or stopped
+passing, a failing check whose finding or hint changed, and each diagnosis that appeared or went away. The folder is watched rather than the
 file, because editors save by writing a new file and renaming it over the old one.
 """
 
@@ -52,14 +52,16 @@ def changes(before: Report, after: Report) -> list[str]:
                 lines.append(f"    {c.hint}")
         else:
             lines.append(f"  now {c.status}: {c.title}")
-    before_ids = [d.id for d in before.diagnoses]
-    after_ids = [d.id for d in after.diagnoses]
-    if after_ids[:1] != before_ids[:1]:
-        if after.diagnoses:
-            top = after.diagnoses[0]
-            lines.append(f"  diagnosis: {top.title}. {_first_line(top.message)} (reread: {top.section})")
-        else:
-            lines.append("  no diagnosis any more")
+    # Every bug named now and not before, and every one gone, whatever heads the list.
+    before_ids = {d.id for d in before.diagnoses}
+    after_ids = {d.id for d in after.diagnoses}
+    for d in after.diagnoses:
+        if d.id not in before_ids:
+            lines.append(f"  diagnosis: {d.title}. {_first_line(d.message)} (reread: {d.section})")
+    if before.diagnoses and not after.diagnoses:
+        lines.append("  no diagnosis any more")
+    else:
+        lines += [f"  no longer found: {d.title}" for d in before.diagnoses if d.id not in after_ids]
     if before.runtime.output != after.runtime.output and after.runtime.output:
         lines.append(f"  your code printed: {_first_line(after.runtime.output)}")
     return lines
@@ -99,14 +101,17 @@ def watch(path: Path, *, grade: Callable[[Path], Report], show: Callable[[Report
 
     # Every second without an event the content is compared too: a save made before the watcher
     # was in place (or one a file system does not report) is still seen.
-    for _ in watch_changes(path.parent, watch_filter=saved, stop_event=stop, debounce=1600, step=50,
-                           rust_timeout=1000, yield_on_timeout=True):
+    for events in watch_changes(path.parent, watch_filter=saved, stop_event=stop, debounce=1600, step=50,
+                                rust_timeout=1000, yield_on_timeout=True):
         source = _read(path)  # read before grading, for the same reason
         if source is None:
             say(f"{time.strftime('%H:%M:%S')}  {path.name} cannot be read; waiting for the next save")
             continue
         if source == last_source:
-            continue  # touched, not changed: the report would be the same
+            if events:  # saved with the same content: one line, so a save is never met by silence
+                say(f"{time.strftime('%H:%M:%S')}  saved, nothing changed: still "
+                    f"{points_text(last.score, last.max_score)}")
+            continue  # the clock's tick, or a save of the same code: the report would be the same
         last_source = source
         t0 = time.perf_counter()
         report = grade(path)

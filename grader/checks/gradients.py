@@ -12,7 +12,7 @@ import torch
 
 from grader.checks.base import TRAINABLE, CheckOutcome, check
 from grader.checks.observations import Cases, Observations, Reply, TolFn, fmt, shapes
-from grader.probes import FD_STEP, Probe
+from grader.probes import FD_STEP, Probe, describe
 
 # |finite difference - autograd| <= FD_ABS * |grad| * |direction| + FD_REL * |autograd|: loose enough
 # for float32 arithmetic inside (roundoff / 2h), tight enough for a gradient cut or bent anywhere.
@@ -39,16 +39,16 @@ def _own_gradients(cases: Cases, obs: Observations, probe: Probe, reply: Reply, 
         got = reply.tensors.get(name)
         label = tensor.removeprefix("w_")
         if got is None:
-            cases.fail(f"No gradient reached {label} on probe {probe.id}: it took no part in computing the output.",
+            cases.fail(f"No gradient reached {label} on {describe(probe)}: it took no part in computing the output.",
                        "a gradient", "None", aspect="missing")
         elif got.shape != probe.t[tensor].shape:
             cases.fail(f"The gradient of {label} has shape {tuple(got.shape)}, not {tuple(probe.t[tensor].shape)}.",
                        aspect="shape")
         elif not bool(torch.isfinite(got).all()):
-            cases.fail(f"The gradient of {label} on probe {probe.id} contains NaN or inf.", "finite", fmt(got),
+            cases.fail(f"The gradient of {label} on {describe(probe)} contains NaN or inf.", "finite", fmt(got),
                        aspect="nan")
         elif not bool(got.abs().sum() > 0):
-            cases.fail(f"The gradient of {label} on probe {probe.id} is all zeros: nothing flows back through it.",
+            cases.fail(f"The gradient of {label} on {describe(probe)} is all zeros: nothing flows back through it.",
                        "non-zero", fmt(got), aspect="zero")
         else:
             cases.ok()
@@ -78,7 +78,7 @@ def _own_gradients(cases: Cases, obs: Observations, probe: Probe, reply: Reply, 
         bound = FD_ABS * float(usable[tensor].norm()) * float(direction.norm()) + FD_REL * abs(analytic)
         label = tensor.removeprefix("w_")
         cases.check(abs(numeric - analytic) <= bound,
-                    f"Your gradient of {label} does not match your own function on probe {probe.id}: moving {label} "
+                    f"Your gradient of {label} does not match your own function on {describe(probe)}: moving {label} "
                     f"by {FD_STEP:g} along a direction changes sum(out * grad_out) at a rate of {numeric:.6g}, but "
                     f"your gradient predicts {analytic:.6g}. Something in the forward pass is not seen by autograd "
                     "(.detach(), .data, a value written in place or computed outside torch).",
@@ -100,7 +100,7 @@ def gradient_flow(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in obs.family("grad"):
         if not reply.ok:
-            cases.error(reply, f"causal_attention with gradients on probe {probe.id}", probe)
+            cases.error(reply, f"causal_attention with gradients on {describe(probe)}", probe)
             continue
         inputs = {f"grad_{n}": n for n in "qkv"}
         _own_gradients(cases, obs, probe, reply, inputs, "q, k and v", "causal_attention")
@@ -118,7 +118,7 @@ def single_head_gradients(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in obs.family("head"):
         if not reply.ok:
-            cases.error(reply, f"SingleHead on probe {probe.id} (x {tuple(probe.t['x'].shape)})", probe)
+            cases.error(reply, f"SingleHead on {describe(probe)} (x {tuple(probe.t['x'].shape)})", probe)
             continue
         inputs = {f"grad_{n}": f"w_{n}" for n in ("query", "key", "value")}
         _own_gradients(cases, obs, probe, reply, inputs, "the projections", "SingleHead")

@@ -29,6 +29,17 @@ _STORY = {
 }
 
 
+# Each intervention in words, as a picture of it is titled.
+INTERVENTION = {
+    "final_kv": "Change only the final position's key and value",
+    "future_kv": "Change only future keys and values",
+    "future_keys": "Change only future keys",
+    "future_kv_low": "Change only future keys and values, every score near -1e4",
+    "future_queries": "Change only future queries",
+    "other_items": "Change only the other batch items",
+}
+
+
 def row_changes(base: torch.Tensor, changed: torch.Tensor, items: int) -> torch.Tensor:
     """Largest change of each receiving row over the untouched batch items.
 

@@ -10,7 +10,8 @@ import torch
 
 from grader.checks import expected
 from grader.checks.base import CheckOutcome, Tolerance
-from grader.probes import Probe, ProbeSet
+from grader.intake.notebook import cell_line
+from grader.probes import HIDDEN_PREFIX, Probe, ProbeSet, describe
 from grader.sandbox import RunResult, protocol
 from grader.sandbox.models import FailureKind
 
@@ -30,6 +31,12 @@ class Reply:
     meta: dict = field(default_factory=dict)
     error_type: str | None = None
     error: str | None = None
+    where: str = ""  # where the submission's own code raised: " at line 12 (`out = w @ v`)", or ""
+
+    @property
+    def raised(self) -> str:
+        """What the call raised, where, as a student reads it: "NameError at line 12 (`...`): ..."."""
+        return f"{self.error_type}{self.where}: {self.error}"
 
     def __getitem__(self, name: str) -> torch.Tensor:
         return self.tensors[name]
@@ -46,6 +53,26 @@ class Reply:
         if meta.ok:
             return cls(True, frame.tensors, clean)
         return cls(False, {}, clean, (meta.error_type or "unknown")[:80], meta.error_message[:600])
+
+
+def source_line(source: str, lineno: int | None) -> str | None:
+    """Line `lineno` of the submission's own source (the grader's copy), stripped and bounded."""
+    lines = source.splitlines()
+    if lineno and 1 <= lineno <= len(lines) and lines[lineno - 1].strip():
+        return lines[lineno - 1].strip()[:120]
+    return None
+
+
+def at_line(source: str, lineno: int | None) -> str:
+    """ " at line 12 (`code`)", for a line the source has; "" for one it has not (a reply can say anything)."""
+    lines = source.count("\n") + 1
+    if not lineno or not 1 <= lineno <= lines:
+        return ""
+    line = source_line(source, lineno)
+    # A notebook is graded as the script of its definitions: say where in the notebook the line was written.
+    cell = cell_line(source, lineno)
+    where = f" in cell {cell[0]}, line {cell[1]}" if cell else f" at line {lineno}"
+    return where + (f" (`{line}`)" if line else "")
 
 
 @dataclass
@@ -84,6 +111,9 @@ class Observations:
             return obs
         obs.load_names, obs.defined = tuple(loaded.names), tuple(loaded.defined)
         obs.replies = {pid: Reply.from_frame(frame) for pid, frame in run.replies.items()}
+        for reply in obs.replies.values():
+            if not reply.ok:
+                reply.where = at_line(source, reply.meta.get("lineno"))
         for pid, failure in run.failures.items():
             obs.replies[pid] = Reply(False, error_type=failure.kind, error=failure.message)
         return obs
@@ -191,12 +221,44 @@ def _attention_missing(obs: Observations) -> str | None:
         failed = next(((p, r) for p, r in obs.family("rand") if not r.ok), None)
         if failed is not None:
             probe, reply = failed
-            return (f"no pair of random probes returned weights to compare: causal_attention on {shapes(probe)} "
-                    f"raised {reply.error_type}: {reply.error}")
+            return (f"the random probes that would show it raised: causal_attention on {shapes(probe)} raised "
+                    f"{reply.raised}{_value_width_note(obs)}")
         return "no pair of random probes returned weights of one shape to compare."
     probe, other, w = seen[0]
-    return (f"on probes {probe.id} and {other.id}, whose queries and keys differ ({shapes(probe)}), your weights "
+    return (f"on {describe(probe)} and {describe(other)}, whose queries and keys differ ({shapes(probe)}), your weights "
             f"are identical ({fmt(w)}): they do not depend on the queries and keys.")
+
+
+def value_width_split(obs: Observations) -> tuple[list[Probe], list[tuple[Probe, Reply]]] | None:
+    """(the calls that ran, the calls that raised) when causal_attention raised on exactly the public calls
+    whose value width d_v differs from d_k, and ran on every one where they are equal."""
+    ran, raised_ = [], []
+    for probe in obs.probes.probes:
+        if probe.id.startswith("h.") or probe.call.meta.get("target") != "attention" or probe.family == "shape":
+            continue
+        reply = obs.reply(probe.id)
+        differ = probe.t["v"].shape[-1] != probe.t["q"].shape[-1]
+        if reply.ok and not differ:
+            ran.append(probe)
+        elif not reply.ok and differ and reply.error_type not in NOT_RAISED:
+            raised_.append((probe, reply))
+        else:
+            return None  # a call that ran with d_v != d_k, or raised with d_v == d_k: not this pattern
+    return (ran, raised_) if ran and raised_ else None
+
+
+# Reply failures that are no exception of the submission's own (the sandbox's verdicts, stubs, the contract).
+NOT_RAISED = ("timeout", "memory_limit", "process_exit", "protocol_error", "missing", "NotImplementedError",
+               "ForbiddenAPI", "WrongReturnType")
+
+
+def _value_width_note(obs: Observations) -> str:
+    split = value_width_split(obs)
+    if split is None:
+        return ""
+    worked = ", the worked example among them" if any(p.id == "we" for p in split[0]) else ""
+    return (f" (it raised on every input whose d_v differs from d_k, and ran on all {len(split[0])} where they "
+            f"are equal{worked})")
 
 
 def dtype_name(t: torch.Tensor) -> str:
@@ -250,7 +312,9 @@ def raised(reply: Reply, name: str) -> bool:
 
 
 def shapes(probe: Probe) -> str:
-    """The input shapes of an attention probe, as a message quotes them."""
+    """The input shapes of an attention probe, as a message quotes them (a hidden probe's: none)."""
+    if probe.id.startswith(HIDDEN_PREFIX):
+        return "sizes not shown"
     return ", ".join(f"{n} {tuple(probe.t[n].shape)}" for n in "qkv" if n in probe.t)
 
 
@@ -334,8 +398,8 @@ class Cases:
         where = f" on {shapes(probe)}" if probe is not None and "q" in probe.t else ""
         stub = raised(reply, "NotImplementedError")  # not written yet: no finding, only a to-do
         entry = ENTRY_OF_TARGET.get(probe.call.meta.get("target")) if probe is not None and stub else None
-        self.problems.append(FailedCase(True, f"Could not run this check: {what}{where} raised {reply.error_type}: "
-                                           f"{reply.error}", finding=None if stub else CRASH, stub=entry))
+        self.problems.append(FailedCase(True, f"Could not run this check: {what}{where} raised {reply.raised}",
+                                        finding=None if stub else CRASH, stub=entry))
         self._record(False, None)
 
     def check(self, good: bool, message: str, expected: Shown = None, observed: Shown = None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from grader.checks.base import BASELINE, DELIVER, CheckOutcome, check
@@ -30,6 +32,19 @@ def scaled_by(weights: torch.Tensor) -> float | None:
     return c1 if same and c1 > 1e-3 else None
 
 
+# The worked example's sizes: T = 3, d_k = d_v = 2, so its scores [0, ln 2, ln 4] are q.k / sqrt(2).
+SQRT_DK = math.sqrt(2)
+# Scales a student may have written, as they read on the worked example.
+_WORKED_SCALES = ((1.0, "no scaling at all"), (0.5, "1/d_k, or 1/d_v: both are 2 here"),
+                  (1 / math.sqrt(3), "1/sqrt(T), with T = 3"), (1 / 3, "1/T"),
+                  (math.sqrt(2), "sqrt(d_k), multiplying instead of dividing"), (2.0, "d_k, multiplying"))
+
+
+def _scale_name(s: float) -> str:
+    name = next((n for v, n in _WORKED_SCALES if abs(s - v) <= 1e-6 * v), None)
+    return f" ({name})" if name else ""
+
+
 def _compare(cases: Cases, reply, name: str, expected: torch.Tensor, tol, story) -> None:
     actual = reply.tensors.get(name)
     if actual is None or actual.shape != expected.shape:
@@ -44,8 +59,12 @@ def _compare(cases: Cases, reply, name: str, expected: torch.Tensor, tol, story)
     row = first_bad_row(actual, expected, band)
     row = 0 if row is None else row
     times = scaled_by(actual) if name == "weights" and story is WORKED_ROWS else None
-    scaled = (f" Your final row is exactly the softmax of {times:.6g} times the chapter's scores [0, ln 2, ln 4]: "
-              "its scores are scaled differently." if times is not None else "")
+    if times is not None and abs(times - 1) <= 1e-6:
+        times = None  # the right scale: the rows differ for another reason (the mask, the shares)
+    scaled = "" if times is None else (
+        f" Your final row is exactly the softmax of {times:.6g} times the chapter's scores [0, ln 2, ln 4]: your "
+        f"scale there is {times / SQRT_DK:.6g}{_scale_name(times / SQRT_DK)} where the chapter's is "
+        f"1/sqrt(d_k) = {1 / SQRT_DK:.6g}.")
     cases.fail(
         f"Receiving position {row}: expected {name} {fmt(expected[row])}, got {fmt(actual[row])}. {story[row]}"
         + scaled,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from grader.checks.base import CheckOutcome
 from grader.checks.observations import Observations
+from grader.diagnosis import claims
 from grader.diagnosis.catalogue import Catalogue
 from grader.diagnosis.evidence import Context, Facts, matches_fingerprint
 from grader.diagnosis.misconceptions import ALL, MISCONCEPTIONS, STRENGTH, Misconception
@@ -41,6 +42,9 @@ def find(ctx: Context, declared: dict[str, Misconception] = MISCONCEPTIONS) -> l
                 facts = {} if matches_fingerprint(ctx, m.id, MATCH_THRESHOLD) else None
             else:
                 facts = e.read(ctx)
+            if facts is not None and e.read is not None and (refusal := claims.refused(m.claims, ctx, facts)):
+                ctx.refused[m.id] = refusal  # its evidence contradicts what its message would say: not printed
+                break
             if facts is not None:
                 found.append(Finding(m, e.kind, facts))
                 break
@@ -61,8 +65,11 @@ def message(finding: Finding) -> str:
 
 
 def points_lost(finding: Finding, outcomes: dict[str, CheckOutcome], lost: dict[str, float] | None) -> float:
-    costs = finding.misconception.costs
-    ids = outcomes.keys() if costs == ALL else [c for c in costs if c in outcomes]
+    m = finding.misconception
+    if m.stub:  # what waits for the stub, not what the written code's bugs lose beside it
+        ids = [c for c, o in outcomes.items() if o.not_written]
+    else:
+        ids = outcomes.keys() if m.costs == ALL else [c for c in m.costs if c in outcomes]
     if lost is None:  # no rubric at hand: each failing check counts once
         return float(sum(outcomes[c].status != "passed" for c in ids))
     return float(sum(lost.get(c, 0.0) for c in ids))
@@ -71,18 +78,22 @@ def points_lost(finding: Finding, outcomes: dict[str, CheckOutcome], lost: dict[
 def diagnose(obs: Observations, outcomes: dict[str, CheckOutcome], catalogue: Catalogue,
              lost: dict[str, float] | None = None,
              declared: dict[str, Misconception] = MISCONCEPTIONS) -> list[Diagnosis]:
-    """At most three diagnoses, the one costing most points first.
+    """At most three diagnoses, the one costing most points first, a stub after every bug in written code.
 
     `lost` maps check ids to the points the submission lost on them (a skipped check's points
     counted on the prerequisite that failed); without it every failing check counts once.
     """
-    if all(o.status == "passed" for o in outcomes.values()) and obs.load_error is None:
+    # A pass that saw a bug it leaves to another check (SingleHead wired right over a wrong
+    # causal_attention, whose checks may not be in this view) still lets the diagnosis name it.
+    if all(o.status == "passed" and not o.findings for o in outcomes.values()) and obs.load_error is None:
         return []
     ctx = Context(obs, outcomes, catalogue.compiled())
     findings = find(ctx, declared)
     order = {mid: i for i, mid in enumerate(declared)}
     for f in findings:
         f.points = points_lost(f, outcomes, lost)
-    findings.sort(key=lambda f: (-f.points, STRENGTH[f.kind], order[f.misconception.id]))
+    findings.sort(key=lambda f: (f.misconception.stub, -f.points, STRENGTH[f.kind], order[f.misconception.id]))
     return [Diagnosis(id=f.misconception.id, title=f.misconception.title, message=message(f),
-                      section=f.misconception.section) for f in findings[:MAX_DIAGNOSES]]
+                      section=f.misconception.section, cards=list(f.misconception.cards),
+                      quiz=list(f.misconception.quiz))
+            for f in findings[:MAX_DIAGNOSES]]

@@ -19,12 +19,17 @@ import torch
 
 from grader.checks import expected
 from grader.checks.base import CheckOutcome
-from grader.checks.observations import Observations, Reply, fmt
+from grader.checks.contract import MISMATCH
+from grader.checks.observations import NOT_RAISED, Observations, Reply, fmt, value_width_split
+from grader.checks.observations import at_line as observed_at_line
+from grader.checks.observations import source_line as observed_line
 from grader.diagnosis.fingerprint import Compiled, StudentVector
-from grader.intake.notebook import cell_line
-from grader.probes import Probe
+from grader.probes import HIDDEN_PREFIX, Probe, describe
 
 Facts = dict[str, str]
+# The fact that names the probe a message quotes, for the claims that check it (grader/diagnosis/claims.py);
+# no message template uses it, so no probe id reaches a student.
+PROBE = "_probe"
 
 # A reply's weights count as a row softmax when rows sum to one this closely.
 SUM_ATOL = 1e-6
@@ -41,6 +46,7 @@ class Context:
     obs: Observations
     outcomes: dict[str, CheckOutcome]
     fingerprints: dict[str, Compiled] = field(default_factory=dict)  # Catalogue.compiled()
+    refused: dict[str, list[str]] = field(default_factory=dict)  # misconception id -> claims its evidence refuted
     _memo: dict = field(default_factory=dict)
 
     def memo(self, key: str, compute):
@@ -74,6 +80,8 @@ def sizes(probe: Probe) -> dict[str, int]:
 def inputs(probe: Probe) -> str:
     """How a call is described to a student: the entry point and its input shapes."""
     t = probe.t
+    if probe.id.startswith(HIDDEN_PREFIX):  # never its sizes: a student must not learn a hidden probe
+        return f"causal_attention on {describe(probe)}"
     if probe.call.meta.get("target") == "head":
         m = probe.call.meta
         args = ", ".join(str(m[n]) for n in ("n_embd", "d_k") ) + (f", {m['d_v']}" if m.get("d_v") else "")
@@ -140,22 +148,11 @@ def scaled_scores(probe: Probe) -> torch.Tensor:
 
 
 def source_line(obs: Observations, lineno: int | None) -> str | None:
-    if not lineno:
-        return None
-    lines = obs.source.splitlines()
-    if 1 <= lineno <= len(lines) and lines[lineno - 1].strip():
-        return lines[lineno - 1].strip()[:120]
-    return None
+    return observed_line(obs.source, lineno)
 
 
 def at_line(obs: Observations, lineno: int | None) -> str:
-    line = source_line(obs, lineno)
-    if not lineno:
-        return ""
-    # A notebook is graded as the script of its definitions: say where in the notebook the line was written.
-    cell = cell_line(obs.source, lineno)
-    where = f" in cell {cell[0]}, line {cell[1]}" if cell else f" at line {lineno}"
-    return where + (f" (`{line}`)" if line else "")
+    return observed_at_line(obs.source, lineno)
 
 
 def load_failure(obs: Observations, kinds: tuple[str, ...]) -> Reply | None:
@@ -316,10 +313,27 @@ def not_implemented(ctx: Context) -> Facts | None:
                 else "causal_attention still raises NotImplementedError")
         return {"what": what, "next": "Start with the scores, S = Q K^T / sqrt(d_k), as in the chapter's Part 2."}
     if "SingleHead" in stubs:
+        if _untouched_init(ctx.obs.source):
+            return None  # the next task, not begun: its TO DO line says all there is to say
         return {"what": "SingleHead still raises NotImplementedError",
                 "next": "It projects x into queries, keys and values with three Linear layers and hands them to your "
                         "causal_attention, as in the chapter's Part 4."}
     return None
+
+
+def _untouched_init(source: str) -> bool:
+    """SingleHead.__init__ still only raises NotImplementedError (the template's stub, not begun)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "SingleHead"):
+        for fn in (n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"):
+            body = [n for n in fn.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+            return any(isinstance(n, ast.Raise) for n in body) and all(
+                isinstance(n, ast.Raise) or (isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+                                             and "super" in ast.dump(n.value)) for n in body)
+    return False
 
 
 # ---------------------------------------------------------------- the mask, read from where shares are zero
@@ -415,8 +429,9 @@ def _mask_facts(ctx: Context, name: str) -> Facts | None:
         return None
     probe, w = seen
     article = "an" if str(w.shape[0])[0] == "8" or w.shape[0] in (11, 18) else "a"
-    where = "the worked example" if probe.id == "we" else f"{article} {w.shape[0]}-position probe"
-    return {"where": where, "row0": fmt(w[0]), "row_last": fmt(w[-1]), "sums": fmt(w.sum(-1))}
+    where = describe(probe) if probe.id in ("we",) or probe.id.startswith(HIDDEN_PREFIX) \
+        else f"{article} {w.shape[0]}-position probe"
+    return {"where": where, "row0": fmt(w[0]), "row_last": fmt(w[-1]), "sums": fmt(w.sum(-1)), PROBE: probe.id}
 
 
 def zero_fill_value(probe: Probe, w: torch.Tensor, scale: float | None) -> float | None:
@@ -633,10 +648,30 @@ def read_scale(ctx: Context) -> ScaleReading | None:
                 return ScaleReading(name, means, probe, s, right)
         if len({zz["d_k"] for _, _, zz in seen}) > 1 and all(math.isclose(sc, s, rel_tol=1e-4) for _, sc, _ in seen):
             return ScaleReading("constant", f"a constant {number(s)}{_as_root(s)} whatever d_k", probe, s, right)
+        # No one formula on every input: name the one true at an input where the scale is wrong, and
+        # quote an input where that formula does not hold (a size read from a fixed dimension, say).
+        for p, sc, zz in wrong:
+            name, means = _formula_at(sc, zz)
+            if name is None:
+                continue
+            other = next(((pp, s2, z2) for pp, s2, z2 in seen if _formula_at(s2, z2)[0] != name), None)
+            if other is not None:
+                _, s2, z2 = other
+                means += (f", on that input, though not on every one (at T = {z2['T']}, d_k = {z2['d_k']}, "
+                          f"d_v = {z2['d_v']} it is {number(s2)}{_as_root(s2)})")
+            return ScaleReading("varies", means, p, sc, 1 / math.sqrt(zz["d_k"]))
         return ScaleReading("varies", f"a factor of {number(s)} that is no simple formula in d_k, d_v or T",
                             probe, s, right)
 
     return ctx.memo("scale", compute)
+
+
+def _formula_at(scale: float, z: dict[str, int]) -> tuple[str | None, str]:
+    """The wrong formula a scale matches at one input's sizes (the first of SCALE_FORMULAS), if any."""
+    for name, means, f in SCALE_FORMULAS:
+        if math.isclose(scale, f(z["T"], z["d_k"], z["d_v"]), rel_tol=1e-4):
+            return (None, "") if name == "1/sqrt(d_k)" else (name, means)
+    return None, ""
 
 
 def _worked_constant(reading: ScaleReading) -> bool:
@@ -663,6 +698,7 @@ def scale_facts(reading: ScaleReading) -> Facts:
         "means": reading.means,
         "right": number(reading.right),
         "direction": direction,
+        PROBE: reading.probe.id,
     }
 
 
@@ -708,7 +744,7 @@ def hardcoded_shape(ctx: Context) -> Facts | None:
         what += f" (T = {', '.join(map(str, seen))})" if seen else ""
         if shown is not None:
             p, r = shown
-            what += f" failed, the first ({inputs(p)}) with {r.error_type}: {(r.error or '').strip()[:200]}"
+            what += f" failed, the first ({inputs(p)}) with {r.error_type}{r.where}: {(r.error or '').strip()[:200]}"
         else:
             what += f" failed with {crashed[0][1].error_type}"
         return {"what": what}
@@ -733,6 +769,37 @@ def hardcoded_shape(ctx: Context) -> Facts | None:
     return None
 
 
+def value_width_assumed(ctx: Context) -> Facts | None:
+    """Raised on exactly the calls whose d_v differs from d_k (Observations.value_width_split)."""
+    split = value_width_split(ctx.obs)
+    if split is None:
+        return None
+    ran, raised = split
+    probe, reply = raised[0]
+    z = sizes(probe)
+    worked = ", the worked example among them," if any(p.id == "we" for p in ran) else ""
+    return {"ran": str(len(ran)), "worked": worked, "on": inputs(probe), "d_v": str(z["d_v"]), "d_k": str(z["d_k"]),
+            "raised": reply.raised.strip()[:300], PROBE: probe.id}
+
+
+def call_raises(ctx: Context) -> Facts | None:
+    """A call on inputs the contract allows raised an exception of the submission's own."""
+    calls = [(p, ctx.obs.reply(p.id)) for p in ctx.obs.probes.probes if not p.id.startswith("h.")
+             and p.family != "shape" and p.call.meta.get("target") in ("attention", "head")]
+    raised = [(p, r) for p, r in calls if not r.ok and r.error_type not in NOT_RAISED
+              and not (r.error or "").startswith("not run")]
+    if not raised:
+        return None
+    probe, reply = raised[0]
+    share = "Every call" if len(raised) == len(calls) else f"{len(raised)} of {len(calls)} calls"
+    raised_text = reply.raised.strip()[:300]
+    # Only where the reply names a line of the file: an error the grader's own check raised (a layer of the
+    # wrong width) has no line of the student's to point at.
+    line_note = (" The line quoted is where your own code raised, even when the error comes from inside torch."
+                 if " line " in raised_text and "(`" in raised_text else "")
+    return {"on": inputs(probe), "raised": raised_text, "share": share, "line_note": line_note, PROBE: probe.id}
+
+
 # ---------------------------------------------------------------- numerics
 
 
@@ -755,8 +822,40 @@ def unstable_softmax(ctx: Context) -> Facts | None:
         return None
     probe, out, top = overflowed
     bad = int((~torch.isfinite(out)).sum())
-    return {"at": f"{inputs(probe)}, where scores reach about {number(round(top))}",
+    return {"at": f"{inputs(probe)}, where scores reach about {number(round(top))}", PROBE: probe.id,
             "bad": f"{bad} of {out.numel()}", "dtype": str(probe.t["q"].dtype).removeprefix("torch.")}
+
+
+# exp(x) is exactly 0 below about -745 in float64 and -103 in float32; the margins keep a row near the
+# edge out of either set, so a row is named only where the two explanations cannot both hold.
+UNDERFLOW = {torch.float32: (95.0, 110.0), torch.float64: (730.0, 760.0)}
+
+
+def row_max_includes_future(ctx: Context) -> Facts | None:
+    """NaN exactly in the rows where the largest score is a forbidden one far above every allowed one:
+    exp(allowed - max over all positions) underflows to 0 for every allowed source, and 0 / 0 is NaN.
+    Overflow (no maximum subtracted) would put NaN where an allowed score is large instead."""
+    for probe, reply in ctx.attention(families=("rand", "worked")):
+        read = pair(reply, probe)
+        if read is None:
+            continue
+        out, _ = read
+        scores = scaled_scores(probe)
+        T = scores.shape[-1]
+        allowed = torch.ones(T, T, dtype=torch.bool).tril()
+        top_allowed = torch.where(allowed, scores, -math.inf).amax(-1)  # (..., T)
+        gap = scores.amax(-1) - top_allowed
+        nan_rows = ~torch.isfinite(out.double()).all(-1)
+        low, high = UNDERFLOW.get(probe.t["q"].dtype, UNDERFLOW[torch.float64])
+        overflow = top_allowed > OVERFLOW.get(probe.t["q"].dtype, 88.0)
+        if not bool(nan_rows.any()) or bool((nan_rows & overflow).any()):
+            continue
+        if bool((nan_rows <= (gap > low)).all()) and bool(((gap > high) <= nan_rows).all()):
+            where = torch.nonzero(nan_rows)[0].tolist()
+            row = where[-1]
+            return {"on": inputs(probe), "bad": f"{int(nan_rows.sum())} of {nan_rows.numel()}", PROBE: probe.id,
+                    "row": str(row), "gap": number(round(float(gap[tuple(where)])))}
+    return None
 
 
 def dtype_downcast(ctx: Context) -> Facts | None:
@@ -773,8 +872,10 @@ def dtype_downcast(ctx: Context) -> Facts | None:
             return {"what": f"float64 inputs came back as {str(got.dtype).removeprefix('torch.')} ({inputs(probe)})"}
         scales = probe_scales(ctx)  # measured at the scale the code uses, so a wrong one hides nothing
         scale = scales.get(probe.id)
-        if scale is None and scales:
-            continue  # its scale could not be read: its error would be the scale's, not precision's
+        if scale is None and scales and read_scale(ctx) is not None:
+            continue  # a wrong scale elsewhere and none readable here: its error would be the scale's
+        # (With the chapter's scale wherever one was read, a probe whose scale cannot be read is held to
+        # the chapter's values: its weights are no softmax of scaled scores, which is no rounding.)
         if scale is None:
             want = probe.memo("attention", expected.attention, probe.t["q"], probe.t["k"], probe.t["v"])[0]
         else:
@@ -846,13 +947,15 @@ def head_wiring(ctx: Context) -> Facts | None:
         got, mine = got.double(), mine.double()
         if not torch.allclose(mine, right, atol=1e-8) or torch.allclose(got, right, atol=1e-8):
             continue  # its causal_attention is wrong here (the attention checks say so), or the head is right
-        for order in itertools.permutations(_ROLES):
+        # Any projection in any role, one used twice included (keys from self.query, say).
+        for order in itertools.product(_ROLES, repeat=3):
             a, b, c = (proj[r] for r in order)
             if order == _ROLES or a.shape[-1] != b.shape[-1] or c.shape[-1] != right.shape[-1]:
                 continue
             if torch.allclose(expected.attention(a, b, c)[0], got, atol=1e-8):
                 given = [f"the {r} projection as the {want}" for r, want in zip(order, _ROLES, strict=True) if r != want]
-                return {"wiring": " and ".join(given), "x": str(tuple(probe.t["x"].shape))}
+                return {"wiring": " and ".join(given), "x": str(tuple(probe.t["x"].shape)), PROBE: probe.id,
+                        "unused": ", ".join(r for r in _ROLES if r not in order)}
     return None
 
 
@@ -864,11 +967,14 @@ def detached_graph(ctx: Context) -> Facts | None:
         missing = ["q", "k", "v"] if reply.meta.get("grad") == "detached" else reply.meta.get("grad_missing", [])
         if missing:
             return {"missing": ", ".join(missing)}
+    wiring = ctx.memo("head_wiring", lambda: head_wiring(ctx))
+    unused = set((wiring or {}).get("unused", "").split(", ")) - {""}
     for probe in ctx.obs.probes.family("head"):
         reply = ctx.obs.reply(probe.id)
         if probe.id.startswith("h.") or not reply.ok:
             continue
-        missing = reply.meta.get("grad_missing", [])
+        # A projection the head never hands to attention gets no gradient: that is its wiring, not a cut.
+        missing = [n for n in reply.meta.get("grad_missing", []) if n not in unused]
         if reply.meta.get("grad") == "detached" or missing:
             return {"missing": ", ".join(f"SingleHead.{n}" for n in missing) or "any projection"}
     return None
@@ -948,11 +1054,14 @@ def no_shape_validation(ctx: Context) -> Facts | None:
         reply = ctx.obs.reply(probe.id)
         if probe.id.startswith("h.") or reply.error_type in PROCESS_FAILURES:
             continue
+        kind = MISMATCH.get(probe.id.rsplit(".", 1)[1], "mismatched shapes")
         if reply.ok:
-            return {"on": inputs(probe), "did": "returned a result without an error"}
+            return {"on": inputs(probe), "kind": kind, "did": "returned a result without an error", PROBE: probe.id}
         if reply.error_type != "ValueError" and "ValueError" not in reply.meta.get("error_mro", []):
-            return {"on": inputs(probe), "did": f"raised {reply.error_type}, not ValueError"}
+            return {"on": inputs(probe), "kind": kind, "did": f"raised {reply.error_type}, not ValueError",
+                    PROBE: probe.id}
     return None
+
 
 
 def forbidden_api(ctx: Context) -> Facts | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from grader.vocabulary import Model
 
 
@@ -10,3 +12,6 @@ class Diagnosis(Model):
     title: str
     message: str
     section: str
+    cards: list[str] = Field([], description="Recall cards on this misconception's idea (ids in quiz.json): "
+                                            "`grader cards` reviews them first.")
+    quiz: list[str] = Field([], description="Quiz items on the same idea (ids in quiz.json).")

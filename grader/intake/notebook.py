@@ -76,7 +76,13 @@ def exported_cells(text: str) -> list[str] | None:
     ends = [m.start() for m in marks[1:]] + [len(text)]
     # nbconvert writes the mark's line and two blank lines: the cell's own blank lines keep its numbering.
     bodies = [text[m.end():end] for m, end in zip(marks, ends, strict=True)]
-    return [(b[3:] if b.startswith("\n\n\n") else b.lstrip("\n")).rstrip("\n") for b in bodies]
+    cells = [(b[3:] if b.startswith("\n\n\n") else b.lstrip("\n")).rstrip("\n") for b in bodies]
+    # nbconvert's own preamble is comments (`#!`, `# coding`); code above the first mark (a file exported and
+    # then edited, or written by hand) is a cell of its own, never dropped.
+    preamble = text[:marks[0].start()]
+    if any(line.strip() and not line.lstrip().startswith("#") for line in preamble.splitlines()):
+        cells.insert(0, preamble.strip("\n"))
+    return cells
 
 
 def is_exported_notebook(text: str) -> bool:

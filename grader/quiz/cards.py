@@ -54,6 +54,42 @@ def save_state(path: Path, state: CardsState) -> None:
     atomic_write_text(path, json.dumps(state.model_dump(), indent=2, sort_keys=True) + "\n")
 
 
+# The recall cards tied to the misconceptions `check` found lately (grader/diagnosis/misconceptions.py
+# declares them), most recent first: `cards` reviews those of them that are due before the others.
+ENV_RECENT = "GRADER_RECENT_CARDS"
+RECENT_MAX = 20
+
+
+class RecentCards(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = 1
+    cards: list[str] = Field(default_factory=list, max_length=RECENT_MAX)
+
+
+def recent_path(explicit=None) -> Path:
+    return state_path(explicit, ENV_RECENT, "recent_cards.json")
+
+
+def load_recent(path: Path) -> list[str]:
+    """The recorded card ids; nothing when the file is missing or unreadable (an order, never an error)."""
+    try:
+        return RecentCards.model_validate_json(path.read_text(encoding="utf-8")).cards
+    except (ValidationError, ValueError, OSError):
+        return []
+
+
+def record_recent(cards: list[str], path: Path) -> None:
+    """Put the cards of the diagnoses just shown first; a failure to write costs only the order."""
+    if not cards:
+        return
+    merged = list(dict.fromkeys([*cards, *load_recent(path)]))[:RECENT_MAX]
+    try:
+        atomic_write_text(path, RecentCards(cards=merged).model_dump_json(indent=2) + "\n")
+    except OSError:
+        pass
+
+
 def _fsrs_card(card: Card, state: CardsState, now: datetime) -> FsrsCard:
     saved = state.cards.get(card.id)
     if saved is not None:
@@ -62,9 +98,12 @@ def _fsrs_card(card: Card, state: CardsState, now: datetime) -> FsrsCard:
     return FsrsCard(card_id=zlib.crc32(card.id.encode()), due=now)
 
 
-def due_cards(quiz: Quiz, state: CardsState, now: datetime) -> list[Card]:
-    """Due cards in quiz order; new cards count as due."""
-    return [c for c in quiz.cards if _fsrs_card(c, state, now).due <= now]
+def due_cards(quiz: Quiz, state: CardsState, now: datetime, first: list[str] | tuple[str, ...] = ()) -> list[Card]:
+    """Due cards, those in `first` (recent misconceptions' cards) first in its order, then quiz order;
+    new cards count as due."""
+    rank = {cid: i for i, cid in enumerate(first)}
+    due = [c for c in quiz.cards if _fsrs_card(c, state, now).due <= now]
+    return sorted(due, key=lambda c: rank.get(c.id, len(rank)))
 
 
 def review(card: Card, rating: Rating, state: CardsState, scheduler: Scheduler, now: datetime) -> datetime:
@@ -106,16 +145,20 @@ def run_review(
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
     scheduler: Scheduler | None = None,
     limit: int | None = None,
+    first: list[str] | tuple[str, ...] = (),
 ) -> int:
-    """Interactive review; saves after every rating so quitting (or a crash) loses nothing."""
+    """Interactive review; saves after every rating so quitting (or a crash) loses nothing. Cards in
+    `first` (those of the misconceptions `check` found lately) come before the others."""
     scheduler = scheduler or make_scheduler()
     state = load_state(path)
-    due = due_cards(quiz, state, now())[:limit]
+    due = due_cards(quiz, state, now(), first)[:limit]
     if not due:
         upcoming = min((_fsrs_card(c, state, now()).due for c in quiz.cards), default=None)
         say("No cards due." + (f" Next one due {upcoming.isoformat(timespec='minutes')}." if upcoming else ""))
         return 0
     say(f"{len(due)} card(s) due. Answer in your head, press Enter to reveal; q quits.")
+    if tied := [c for c in due if c.id in first]:
+        say(f"First the {len(tied)} tied to what your recent checks found.")
     queue = list(due)
     shown = 0
     while queue:

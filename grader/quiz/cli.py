@@ -109,7 +109,15 @@ def _parse_now(text: str | None) -> datetime:
 
 @_guard
 def cmd_cards(args) -> int:
-    from grader.quiz.cards import default_state_path, load_state, make_scheduler, run_review, schedule_table
+    from grader.quiz.cards import (
+        default_state_path,
+        load_recent,
+        load_state,
+        make_scheduler,
+        recent_path,
+        run_review,
+        schedule_table,
+    )
 
     quiz = load_quiz(args.quiz)
     path = default_state_path(args.state)
@@ -120,7 +128,8 @@ def cmd_cards(args) -> int:
             print(f"{card_id:32} due {due}  reviews {reviews}")
         return 0
     ask, say = _io()
-    return run_review(quiz, path, ask=ask, say=say, now=now, scheduler=make_scheduler(args.fuzz), limit=args.limit)
+    return run_review(quiz, path, ask=ask, say=say, now=now, scheduler=make_scheduler(args.fuzz), limit=args.limit,
+                      first=load_recent(recent_path()))
 
 
 def _quiz_option(p: argparse.ArgumentParser, default) -> None:

@@ -27,8 +27,10 @@ from grader.report.view import (
     printable,
     problems,
     score_line,
+    study_text,
     to_do,
     truncate,
+    unseen_cap_line,
 )
 
 # Scoped under .grader-report so the same fragment can sit inside a Jupyter page without restyling it.
@@ -101,10 +103,11 @@ def _visuals(report: Report) -> list[str]:
                    "is not zero; grey hatching means NaN or inf.</figcaption></figure>")
     if v.leak_row_change is not None:
         changes = ", ".join(fmt_number(x, 6) for x in v.leak_row_change)
-        out.append(f"<figure>{_img(row_change_png(v.leak_row_change, v.unmasked_row_change), 'max change of each earlier output row: ' + changes, 'row-change')}"
-                   "<figcaption>Only the future keys and values were changed. With a correct mask every "
+        what = v.leak_intervention or "Change only future keys and values"
+        out.append(f"<figure>{_img(row_change_png(v.leak_row_change, v.unmasked_row_change, what), 'max change of each earlier output row: ' + changes, 'row-change')}"
+                   f"<figcaption>{_e(what)}: nothing else was changed. With a correct mask every "
                    "earlier output row stays exactly where it was (red bars at 0); the grey bars are "
-                   "unmasked attention, the negative control that proves this probe would catch a leak."
+                   "attention without that protection, the negative control that proves this probe would catch a leak."
                    "</figcaption></figure>")
     if out:
         out.insert(0, "<h2>Where information flows</h2>")
@@ -122,10 +125,12 @@ def render_fragment(report: Report, *, audience: Audience = "student", published
     parts = [f'<div class="grader-report"><style>{_CSS}</style>',
              f"<h1>Attention check: {_e(report.submission)}</h1>",
              f'<p class="score">{_e(score_line(report, audience, held_back, published=published))}</p>',
+             *([f"<p>{_e(unseen)}</p>"] if (unseen := unseen_cap_line(checks)) else []),
              f'<p class="{"diag" if problems(checks) else "praise"}">{_e(headline(report, checks, held_back=held_back))}</p>']
     for n, d in enumerate(report.diagnoses):
         parts.append(f'<div class="diag{" more" if n else ""}"><h3>{"Also possible: " if n else ""}{_e(d.title)}</h3>'
-                     f"<p>{_e(d.message)}</p><p class=\"reread\">Reread: {_e(d.section)}</p></div>")
+                     f"<p>{_e(d.message)}</p><p class=\"reread\">Reread: {_e(d.section)}</p>"
+                     + (f'<p class="reread">{_e(t)}</p>' if (t := study_text(d)) else "") + "</div>")
     parts.append("<h2>Checks</h2><table><tr><th>group</th><th>check</th><th>status</th><th>points</th></tr>")
     for c in checks:
         title = f'<a href="#check-{_e(c.id)}">{_e(c.title)}</a>' if c in bad else _e(c.title)

@@ -23,7 +23,9 @@ from grader.report.view import (
     printable,
     score_line,
     status_word,
+    study_text,
     truncate,
+    unseen_cap_line,
 )
 
 # Punctuation that means something anywhere in a line; "(" only matters after "]", which is escaped.
@@ -97,10 +99,12 @@ def render_markdown(report: Report, *, audience: Audience = "student", published
                            + [report.score, report.max_score])
     lines = [f"# Attention check: {md_escape(report.submission)}", "",
              f"**{score_line(report, audience, held_back, published=published)}**", "",
+             *([md_escape(unseen), ""] if (unseen := unseen_cap_line(checks)) else []),
              headline(report, checks, held_back=held_back), ""]
     for d in report.diagnoses[:1]:
         lines += [f"> **{md_escape(d.title)}**  ", f"> {md_escape(d.message)}  ",
-                  f"> Reread: *{md_escape(d.section)}*", ""]
+                  f"> Reread: *{md_escape(d.section)}*", *([f">  \n> {md_escape(t)}"] if (t := study_text(d)) else []),
+                  ""]
     for d in report.diagnoses[1:]:
         lines += [f"- Also possible: **{md_escape(d.title)}**: {md_escape(d.message)} "
                   f"(reread *{md_escape(d.section)}*)"]
@@ -139,9 +143,10 @@ def render_markdown(report: Report, *, audience: Audience = "student", published
         if hm is not None:
             lines += _md_heatmap(hm)
     if v.leak_row_change is not None:
-        lines += ["**Change only the future**: max change of each earlier output row "
+        lines += [f"**{md_escape(v.leak_intervention or 'Change only future keys and values')}**: max change of "
+                  "each earlier output row "
                   "(0 means no information from the future reached it).", "",
-                  "| earlier row | yours | unmasked (negative control) |", "|---:|---:|---:|"]
+                  "| earlier row | yours | without the protection (negative control) |", "|---:|---:|---:|"]
         control = v.unmasked_row_change or []
         for i, change in enumerate(v.leak_row_change):
             ctrl = fmt_number(control[i], 6) if i < len(control) else ""

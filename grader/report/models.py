@@ -42,6 +42,10 @@ class Visuals(_Model):
     unmasked_row_change: list[float] | None = Field(
         None, description="The same for unmasked attention: the negative control that proves the probe has teeth."
     )
+    leak_intervention: str | None = Field(
+        None, description="The intervention drawn, in words: the first one that moved the submission's earlier rows, "
+                          "else future keys and values."
+    )
 
 
 class Adjustment(_Model):

@@ -36,6 +36,11 @@ def _png_base64(fig: Figure) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def row_sums(weights: Matrix) -> list[str]:
+    """Each row's sum as drawn beside the student's weights: a row of shares should sum to one."""
+    return ["NaN" if any(is_missing(w) for w in row) else f"{sum(float(w) for w in row):.3f}" for row in weights]
+
+
 def _draw_weights(ax, weights: Matrix, title: str, *, mark_leaks: bool) -> None:
     rows = len(weights)
     # A wrong submission can return any shape: draw it as it is, padding ragged rows with NaN.
@@ -74,6 +79,11 @@ def _draw_weights(ax, weights: Matrix, title: str, *, mark_leaks: bool) -> None:
                 ax.text(j, i, f"{w:.3f}", ha="center", va="center", fontsize=8 if t <= 4 else 6,
                         color=_LEAK if (i, j) in leaks else color,
                         fontweight="bold" if (i, j) in leaks else "normal")
+    if mark_leaks and rows <= 3 * _MAX_ANNOTATED:  # the student's side: the row sums, in a column of their own
+        ax.text(t - 0.5 + 0.15, -0.5, "row sum", ha="left", va="bottom", fontsize=7, color="#333333")
+        for i, total in enumerate(row_sums(weights)):
+            ax.text(t - 0.5 + 0.15, i, total, ha="left", va="center", fontsize=7,
+                    color=_LEAK if total not in ("1.000",) else "#333333")
     ax.set_xlim(-0.5, t - 0.5)
     ax.set_ylim(rows - 0.5, -0.5)
 
@@ -99,8 +109,9 @@ def heatmap_png(heatmap: Heatmap) -> str:
     return _png_base64(fig)
 
 
-def row_change_png(leak: Sequence[float | None], control: Sequence[float] | None) -> str:
-    """Max change of each earlier output row when only the future is changed, as base64 PNG."""
+def row_change_png(leak: Sequence[float | None], control: Sequence[float] | None,
+                   intervention: str = "Change only future keys and values") -> str:
+    """Max change of each earlier output row under one intervention (the report names it), as base64 PNG."""
     n = len(leak)
     fig = Figure(figsize=(6.0, 3.5))
     FigureCanvasAgg(fig)
@@ -118,11 +129,11 @@ def row_change_png(leak: Sequence[float | None], control: Sequence[float] | None
             ax.text(x - offset, 0.0, "0", ha="center", va="bottom", fontsize=8, color=_LEAK)
     if control is not None:
         ax.bar([x + offset for x in range(len(control))], list(control), width, color="#999999",
-               label="unmasked attention (negative control)")
+               label="attention without that protection (negative control)")
     ax.set_xticks(range(max(n, len(control or []))))
     ax.set_xlabel("earlier receiving position")
     ax.set_ylabel("max |change| of output row")
-    ax.set_title("Change only the future: how much did each earlier row move?", fontsize=10)
+    ax.set_title(f"{intervention}: how much did each earlier row move?", fontsize=10)
     ax.axhline(0.0, color="black", linewidth=0.8)
     # Below the axes: inside, it would hide the tallest bars.
     fig.legend(fontsize=8, loc="lower center", ncols=2, frameon=False)

@@ -17,11 +17,12 @@ from grader.report.view import (
     Audience,
     adjustment_text,
     cap_line,
+    costliest_first,
+    finding_line,
     for_audience,
     headline,
     held_back_note,
     isolation_text,
-    needs_work,
     not_written_text,
     points_formatter,
     points_text,
@@ -30,8 +31,10 @@ from grader.report.view import (
     score_line,
     shown_checks,
     status_word,
+    study_text,
     to_do,
     truncate,
+    unseen_cap_line,
 )
 
 DETAILS = {"student": 3, "instructor": 0}  # a screenful; the HTML and markdown reports have every one
@@ -71,11 +74,22 @@ def render_terminal(report: Report, *, console: Console | None = None, audience:
         _render_rich(report, console, audience, checks, held_back, points, fmt, details)
 
 
-def _more(checks: list[CheckReport], details: int) -> str | None:
-    rest = len(needs_work(checks)) - details
-    if rest <= 0 or details == 0:
-        return None
-    return f"{rest} more check(s) need work; the --html and --markdown reports explain each one."
+def _spelled_out(checks: list[CheckReport], details: int) -> list[CheckReport]:
+    return costliest_first(checks)[:details]
+
+
+def _more(checks: list[CheckReport], details: int) -> list[str]:
+    """One line for each failing check not spelled out: what it found (every failing check is named)."""
+    rest = costliest_first(checks)[details:]
+    if not rest or details == 0:
+        return []
+    # One finding that stops many checks (a NameError on every call) is one line naming them all.
+    shared: dict[tuple[str, str], list[CheckReport]] = {}
+    for c in rest:
+        shared.setdefault((status_word(c), finding_line(c)), []).append(c)
+    return [f"{word}: {printable(', '.join(c.title for c in cs))}: {printable(found)}"
+            for (word, found), cs in shared.items()] + [
+        "The --html and --markdown reports explain each one, with its numbers and hints."]
 
 
 def _failure_lines(c: CheckReport) -> list[tuple[str, str]]:
@@ -94,6 +108,7 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
     out: list[str] = [f"Attention check: {printable(report.submission)}",
                       score_line(report, audience, held_back, published=False),
                       *([capped] if (capped := cap_line(report, checks)) else []),
+                      *([unseen] if (unseen := unseen_cap_line(checks)) else []),
                       printable(headline(report, checks, pictures=False, held_back=held_back)), ""]
     if report.status == "grader_error":
         out += [f"The grader failed on this file: {printable(report.error or '')}", ""]
@@ -101,6 +116,7 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
         top = report.diagnoses[0]
         out += [f"Diagnosis: {printable(top.title)}", f"  {printable(top.message)}",
                 f"  Reread: {printable(top.section)}"]
+        out += [f"  {printable(study)}"] if (study := study_text(top)) else []
         out += [f"Also possible: {printable(d.title)} (reread: {printable(d.section)})"
                 for d in report.diagnoses[1:]]
         out.append("")
@@ -113,7 +129,7 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
     out += [f"  Adjusted by your instructor: {printable(adjustment_text(a, copy))}" for a in copy.adjustments]
     if waiting := not_written_text(checks):
         out += ["", waiting]
-    for c in needs_work(checks)[:details]:
+    for c in _spelled_out(checks, details):
         out += ["", f"{status_word(c)}: {_label(c, audience)}"]
         for label, text in _failure_lines(c):
             # Continuation lines keep the value column, so a multi-line message still reads as one.
@@ -121,7 +137,7 @@ def _render_plain(report, console, audience, checks, held_back, points, fmt, det
             text = text.replace("\n", "\n" + indent)
             out.append(f"  {label + ':':<9} {text}" if label else f"  {text}")
     if more := _more(checks, details):
-        out += ["", more]
+        out += ["", *more]
     rt = report.runtime
     out += ["", f"Isolation: {printable(isolation_text(rt.isolation))}; wall time {rt.wall_s:.2f} s"]
     if rt.output:
@@ -136,6 +152,8 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
                                 (score_line(report, audience, held_back, published=False), total_style)))
     if capped := cap_line(report, checks):
         console.print(Text(capped, style="bold"))
+    if unseen := unseen_cap_line(checks):
+        console.print(Text(unseen, style="bold"))
     if report.status == "grader_error":
         console.print(Text.assemble(("The grader failed on this file: ", "bold red"), printable(report.error or "")))
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
@@ -158,7 +176,8 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
     if report.diagnoses:
         top = report.diagnoses[0]
         body = Group(Text(printable(top.message)),
-                     Text.assemble(("Reread: ", "bold"), (printable(top.section), "italic")))
+                     Text.assemble(("Reread: ", "bold"), (printable(top.section), "italic")),
+                     *([Text(printable(study), style="dim")] if (study := study_text(top)) else []))
         console.print(Panel(body, title=Text(printable(top.title), style="bold"), border_style="red",
                             title_align="left"))
         for d in report.diagnoses[1:]:
@@ -167,7 +186,7 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
     elif not problems(checks):
         console.print(Panel(Text(headline(report, checks, pictures=False, held_back=held_back)),
                             border_style="green"))
-    for c in needs_work(checks)[:details]:
+    for c in _spelled_out(checks, details):
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="bold", no_wrap=True)
         grid.add_column()
@@ -175,8 +194,8 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
             grid.add_row(label, Text(text))
         console.print(Text(f"{_SYMBOL[c.status]} {_label(c, audience)}", style=_STYLE[c.status]))
         console.print(Padding(grid, (0, 0, 0, 2)))
-    if more := _more(checks, details):
-        console.print(Text(more, style="dim"))
+    for line in _more(checks, details):
+        console.print(Text(line, style="dim"))
     rt = report.runtime
     console.print(Text(f"isolation: {printable(isolation_text(rt.isolation))}   wall time {rt.wall_s:.2f} s",
                        style="dim"))

@@ -12,7 +12,10 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePath
 
 from grader.report.models import Adjustment, CheckReport, GroupTotal, Report
-from grader.rubric.results import apply_ceiling, binding_band
+from grader.rubric.results import CAP_NOTE, apply_ceiling, binding_band
+from grader.rubric.results import (
+    costliest_first as costliest_first,  # the terminal and the hints share one order
+)
 from grader.vocabulary import Audience
 
 OUTPUT_LIMIT = 2000  # characters of the submission's own printing shown back; it can be anything
@@ -130,6 +133,17 @@ def needs_work(checks: Sequence[CheckReport]) -> list[CheckReport]:
     return [c for c in problems(checks) if not to_do(c)]
 
 
+def finding_line(c: CheckReport) -> str:
+    """What the check found, in one sentence: its own finding (the line after the rubric's description
+    of the check), without the severity note."""
+    lines = [line for line in CAP_NOTE.sub("", c.feedback).splitlines() if line.strip()]
+    text = (lines[1] if len(lines) > 1 else lines[0]) if lines else ""
+    return _SENTENCE_END.split(text, maxsplit=1)[0]
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
 def status_word(c: CheckReport) -> str:
     return TO_DO if to_do(c) else STATUS_WORD[c.status]
 
@@ -159,6 +173,21 @@ def cap_line(report: Report, checks: Sequence[CheckReport]) -> str | None:
             "found a bug of that severity (the rubric's band for it).")
 
 
+def unseen_cap_line(checks: Sequence[CheckReport]) -> str | None:
+    """One line when a check shown here found the kind of bug a check not shown here caps lower than
+    any band shown here: the self-check's total is not the grade's, and the student is told so without
+    that check being named (its band comes from the student view's `unseen_bands`)."""
+    found = [c for c in checks if c.unseen_ceiling is not None]
+    if not found:
+        return None
+    c = min(found, key=lambda c: c.unseen_ceiling)
+    shown = binding_band(checks)
+    if shown is not None and shown.ceiling <= c.unseen_ceiling:
+        return None
+    return (f"Your grade may be lower than this total: checks not shown here cap the kind of bug "
+            f"\u201c{c.title}\u201d found at {c.unseen_ceiling:.0%} of the grade.")
+
+
 def headline(report: Report, checks: Sequence[CheckReport], *, pictures: bool = True, held_back: int = 0) -> str:
     bad = problems(checks)
     if not checks:
@@ -172,6 +201,10 @@ def headline(report: Report, checks: Sequence[CheckReport], *, pictures: bool = 
             return praise + "."
         return (praise + ": the pictures show your weights next to the correct ones, one row per receiving "
                 "position, each row a set of shares over the sources it may see.")
+    if not needs_work(checks) and not report.diagnoses:  # only checks waiting for a stub beside written code
+        waiting = len(bad)
+        return (f"Every check of what you have written passes; the {waiting} check(s) marked {TO_DO} run once "
+                "the rest is written.")
     need = f"{len(bad)} of {len(checks)} checks need another look."
     return f"{need} Start with the diagnosis below." if report.diagnoses else need
 
@@ -277,3 +310,14 @@ def adjustment_text(a: Adjustment, report: Report) -> str:
     if a.target == "total" and a.now is not None:
         return f"Total set to {score_text(a.now)} (it was {score_text(a.was or 0)}). {a.reason}"
     return f"{'Your total' if a.target == 'total' else 'A check not shown here'} was adjusted. {a.reason}"
+
+
+def study_text(d) -> str:
+    """Where to practise a diagnosis's idea: its recall cards and quiz items, or "" when it declares none."""
+    parts = []
+    if d.cards:
+        parts.append(f"recall card{'s' if len(d.cards) > 1 else ''} {', '.join(d.cards)} (`grader cards` shows "
+                     f"{'them' if len(d.cards) > 1 else 'it'} first)")
+    if d.quiz:
+        parts.append(f"quiz item{'s' if len(d.quiz) > 1 else ''} {', '.join(d.quiz)} (`grader quiz`)")
+    return f"Practise the idea: {'; '.join(parts)}." if parts else ""

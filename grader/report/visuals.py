@@ -7,7 +7,7 @@ while judging (SDPA on a probe is computed once per probe, whoever asks first).
 from __future__ import annotations
 
 from grader.checks import expected
-from grader.checks.masking import control_changes, row_changes
+from grader.checks.masking import INTERVENTION, control_changes, row_changes
 from grader.checks.observations import Observations
 from grader.probes import WORKED_WEIGHTS
 from grader.report.models import Heatmap, Visuals
@@ -29,13 +29,29 @@ def visuals(obs: Observations) -> Visuals:
         want = rand.memo("attention", expected.attention, rand.t["q"], rand.t["k"], rand.t["v"])
         pictures.random_probe = Heatmap(title=f"Random probe (T = {rand.t['q'].shape[-2]})",
                                         student=weights(rand.id), expected=want[1].tolist())
-    base_probe, probe = obs.probes.by_id.get("leak.base"), obs.probes.by_id.get("leak.future_kv")
-    if base_probe is not None and probe is not None:
+    # The intervention drawn is the first that moved the submission's earlier rows (the one the leak
+    # check failed on), else future keys and values: a picture of a change that moved nothing, beside a
+    # check that says another change did, would contradict it.
+    drawn = None
+    for probe in obs.probes.family("leak"):
+        base_probe = obs.probes.by_id.get(probe.info.get("base", ""))
+        if probe.info["kind"] == "base" or base_probe is None or probe.id.startswith("h."):
+            continue
         rows = probe.info["rows_fixed"]  # only rows before the changed positions must stay put
-        pictures.unmasked_row_change = control_changes(base_probe, probe)[:rows].tolist()
         base, changed = obs.reply(base_probe.id), obs.reply(probe.id)
         want = base_probe.t["v"].shape  # zero-width or oversized outputs are not drawn
+        change = None
         if base.ok and changed.ok and base["out"].shape == changed["out"].shape == want and want.numel():
             change = row_changes(base["out"], changed["out"], probe.info["items_fixed"])[:rows]
+        if drawn is None and probe.info["kind"] == "future_kv" or change is not None and float(change.max()) > 1e-9:
+            drawn = (base_probe, probe, change)
+            if change is not None and float(change.max()) > 1e-9:
+                break
+    if drawn is not None:
+        base_probe, probe, change = drawn
+        rows = probe.info["rows_fixed"]
+        pictures.leak_intervention = INTERVENTION[probe.info["kind"]]
+        pictures.unmasked_row_change = control_changes(base_probe, probe)[:rows].tolist()
+        if change is not None:
             pictures.leak_row_change = [x if x != float("inf") else None for x in change.tolist()]
     return pictures

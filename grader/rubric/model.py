@@ -12,6 +12,7 @@ from pydantic_core import PydanticCustomError
 from grader.checks.base import DEFAULT_TOLERANCES, Tolerance
 from grader.checks.observations import CRASH
 from grader.checks.registry import CHECK_IDS, CHECKS
+from grader.diagnosis.misconceptions import MISCONCEPTIONS
 from grader.sandbox.models import Limits, MiB
 from grader.vocabulary import FloatDTypeName, Visibility
 from grader.vocabulary import FrozenModel as _Model
@@ -20,6 +21,7 @@ _SANDBOX = Limits()  # today's values: the defaults of every rubric limit
 
 # A Literal of the registry's ids puts them in the JSON Schema, so editors can complete them.
 CheckId = Literal[CHECK_IDS]  # type: ignore[valid-type]
+MisconceptionId = Literal[tuple(MISCONCEPTIONS)]  # type: ignore[valid-type]
 PartialCredit = Literal["fraction", "all_or_nothing"]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
@@ -68,11 +70,22 @@ class Feedback(_Model):
 
 
 class Hint(_Model):
-    """A hint for some of what the check can find (its declared findings), not for every failure."""
+    """A hint for some of what the check can find (its declared findings), or for some bugs the
+    diagnosis can name, not for every failure."""
 
     text: Text
-    when: list[Text] = Field(min_length=1, description="Shown only when the check's feedback quotes one of these "
-                             "findings (each check declares its own: worked_example 'weights' and 'out', ...).")
+    when: list[Text] | None = Field(None, min_length=1, description="Shown only when the check's feedback quotes one "
+                                    "of these findings (each check declares its own: worked_example 'weights' and "
+                                    "'out', ...).")
+    named: list[MisconceptionId] | None = Field(
+        None, min_length=1, description="Shown only while the report's headline diagnosis is one of these "
+                                        "misconceptions (grader/diagnosis/misconceptions.py): a hint about one bug.")
+
+    @model_validator(mode="after")
+    def _for_something(self) -> Hint:
+        if self.when is None and self.named is None:
+            raise ValueError("a hint with `text` needs `when` or `named`; a hint for every failure is a plain string")
+        return self
 
 
 # Either form of a hint, told apart by its type: an error names the form it is in, not every form it is not.
@@ -116,10 +129,22 @@ class RubricCheck(_Model):
                                 "solution; a hint with `when` only while the check finds that.",
     )
 
-    def hints_for(self, finding: str | None) -> list[str]:
-        """The hints that speak to what the check found: every plain one, and those `when` it."""
+    def hints_for(self, finding: str | None, headline: str | None = None) -> list[str]:
+        """The hints that speak to what the check found and to the bug the headline diagnosis names:
+        every plain one, and those `when` it and `named` for it."""
         return [h if isinstance(h, str) else h.text for h in self.hints
-                if isinstance(h, str) or finding in h.when]
+                if isinstance(h, str) or ((h.when is None or finding in h.when)
+                                          and (h.named is None or headline in h.named))]
+
+
+class UnseenBand(_Model):
+    """A severity band set by a check a student view leaves out, kept without its check's name: the
+    self-check tells a student when it found the kind of bug that band caps."""
+
+    ceiling: Annotated[float, Field(ge=0, le=1, strict=False, allow_inf_nan=False)]
+    when: list[Text] | None = Field(None, description="The findings it caps (its check's `ceiling_when`); "
+                                                      "absent: any failure of that check, which a check shown "
+                                                      "here cannot tell.")
 
 
 class Rubric(_Model):
@@ -139,6 +164,9 @@ class Rubric(_Model):
         None, description="Time and memory per submission; absent: the sandbox's own (the grader's defaults)."
     )
     checks: list[RubricCheck] = Field(min_length=1)
+    unseen_bands: list[UnseenBand] = Field(
+        default=[], description="Written by `student_view`: the bands of the checks it leaves out, without "
+                                "their names, so the self-check can say when the grade may be capped lower.")
 
     @model_validator(mode="after")
     def _consistent(self) -> Rubric:
@@ -191,7 +219,10 @@ class Rubric(_Model):
             raise ValueError(f"rubric {self.assignment_id!r} has no visible check, so a self-check would run nothing")
         ids = {c.id for c in visible}
         checks = [{**c.model_dump(), "requires": [p for p in c.requires if p in ids]} for c in visible]
-        return Rubric.model_validate({**self.model_dump(), "checks": checks})
+        unseen = [*self.unseen_bands, *(UnseenBand(ceiling=c.ceiling, when=c.ceiling_when) for c in self.checks
+                                        if c.id not in ids and c.ceiling is not None)]
+        return Rubric.model_validate({**self.model_dump(), "checks": checks,
+                                      "unseen_bands": [b.model_dump() for b in unseen]})
 
     def run_order(self) -> list[str]:
         """Check ids, each after its prerequisites; among those ready at once, in rubric order."""
@@ -231,7 +262,7 @@ def _cross_check_problems(rubric: Rubric) -> list[Problem]:
         declared = (*CHECKS[check.id].findings, CRASH)  # any check can find a call that raised
         named = [(("checks", i, "ceiling_when", j), f) for j, f in enumerate(check.ceiling_when or [])]
         named += [(("checks", i, "hints", k, "when", j), f) for k, hint in enumerate(check.hints)
-                  if not isinstance(hint, str) for j, f in enumerate(hint.when)]
+                  if not isinstance(hint, str) for j, f in enumerate(hint.when or ())]
         problems += [(loc, f"{check.id} reports no finding {f!r}; it reports: {', '.join(declared)}")
                      for loc, f in named if f not in declared]
         if check.ceiling_when is not None and check.ceiling is None:

@@ -28,6 +28,9 @@ class CheckReport(Model):
     ceiling: float | None = Field(None, description="The severity band this check set (it failed, finding what "
                                                     "the rubric's band is for; or could not run, where the rubric "
                                                     "names a crash): the total is at most this share of the maximum.")
+    unseen_ceiling: float | None = Field(None, description="A band a check not shown in this view sets on the "
+                                                           "kind of bug this check found: the grade's total may be "
+                                                           "at most this share of its maximum.")
     not_written: list[str] = Field([], description="Entry points still raising NotImplementedError, when that "
                                                    "alone kept this check from running: shown as 'to do'.")
 
@@ -40,7 +43,15 @@ class GroupTotal(Model):
 
 # Statuses whose ceiling holds: an error's only where the rubric named a crash (rubric/score.py `_band`).
 BANDED = ("failed", "error")
-_CAP_NOTE = re.compile(r"\nBecause this check did not pass, the total is capped at [^\n]*$")
+CAP_NOTE = re.compile(r"\nBecause this check did not pass, the total is capped at [^\n]*$")
+
+
+def costliest_first(reports: Iterable[CheckReport]) -> list[CheckReport]:
+    """The checks that need work (failed, or could not run for another reason than a stub not written
+    yet), the most points lost first, rubric order among equals: a screenful that spells out only
+    some of them spells out the ones that cost most, and only their hints are spent."""
+    return sorted((r for r in reports if r.status in BANDED and not r.not_written),
+                  key=lambda r: -(r.max_score - r.score))
 
 
 def binding_band(reports: Iterable[CheckReport], total: float | None = None,
@@ -61,7 +72,7 @@ def apply_ceiling(reports: list[CheckReport], score: float, max_score: float) ->
     again to the checks a student is shown (`report.view.for_audience`), so their copy's total
     follows the same rule as their own `check`; an earlier note is replaced."""
     for r in reports:
-        r.feedback = _CAP_NOTE.sub("", r.feedback)
+        r.feedback = CAP_NOTE.sub("", r.feedback)
     report = binding_band(reports)
     if report is None:
         return score

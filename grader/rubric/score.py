@@ -13,7 +13,7 @@ from grader.checks.observations import CRASH
 from grader.checks.registry import CHECKS
 from grader.paths import atomic_write_text
 from grader.rubric.model import Rubric, RubricCheck
-from grader.rubric.results import CheckReport, GroupTotal, apply_ceiling
+from grader.rubric.results import CheckReport, GroupTotal, apply_ceiling, costliest_first
 from grader.vocabulary import Audience, Status
 
 
@@ -52,19 +52,18 @@ def score_checks(
     hint_source: str | None = None,
 ) -> ScoredChecks:
     """`hint_source` (a hash of the submission's code) makes a failing check's next hint wait for
-    changed code: rerunning the same code shows the same hint."""
+    changed code: rerunning the same code shows the same hint. Every failing check's hint is given
+    (`give_hints` gives only those a reader is shown, and for the bug the headline names)."""
     statuses = _statuses(rubric, outcomes)
     shown = [c for c in rubric.checks if audience == "instructor" or c.visibility == "visible"]
-    hints = _Hints(rubric, hint_key, hint_state_path, hint_source)
-    reports = [_report(rubric, check, statuses, outcomes.get(check.id), audience, hints) for check in shown]
-    hints.save()
+    reports = [_report(rubric, check, statuses, outcomes.get(check.id), audience) for check in shown]
 
     groups: dict[str, list[CheckReport]] = {}
     for report in reports:
         groups.setdefault(report.group, []).append(report)
     score, max_score = _total(r.score for r in reports), _total(r.max_score for r in reports)
     score = apply_ceiling(reports, score, max_score)
-    return ScoredChecks(
+    scored = ScoredChecks(
         checks=reports,
         groups=[
             GroupTotal(name=name, score=_total(r.score for r in members), max_score=_total(r.max_score for r in members))
@@ -73,6 +72,30 @@ def score_checks(
         score=score,
         max_score=max_score,
     )
+    return give_hints(rubric, scored, outcomes, hint_key=hint_key, hint_state_path=hint_state_path,
+                      hint_source=hint_source)
+
+
+def give_hints(rubric: Rubric, scored: ScoredChecks, outcomes: dict[str, CheckOutcome], *,
+               hint_key: str | None = None, hint_state_path: Path | None = None, hint_source: str | None = None,
+               headline: str | None = None, spelled_out: int | None = None) -> ScoredChecks:
+    """Each failing check's hint, chosen by what the check found and by the misconception the headline
+    diagnosis names (`headline`), and spent only when its reader sees it: with `spelled_out`, only
+    the checks a screenful spells out (`costliest_first`, as the terminal shows them) get one, and
+    the others' hints wait, unspent, for the run that shows them."""
+    hints = _Hints(rubric, hint_key, hint_state_path, hint_source)
+    seen = None if spelled_out is None else {r.id for r in costliest_first(scored.checks)[:spelled_out]}
+    checks = []
+    for r in scored.checks:
+        outcome = outcomes.get(r.id)
+        # A hint is about what the check found; a check that could not run (the file does not
+        # compile, the call raised, a stub not written yet) found nothing yet, and its finding already says why.
+        wanted = r.status == "failed" and outcome is not None and not outcome.not_written
+        hint = hints.reveal(rubric.check(r.id), outcome.finding, headline) \
+            if wanted and (seen is None or r.id in seen) else None
+        checks.append(r.model_copy(update={"hint": hint}))
+    hints.save()
+    return scored.model_copy(update={"checks": checks})
 
 
 def _statuses(rubric: Rubric, outcomes: dict[str, CheckOutcome]) -> dict[str, Status]:
@@ -94,7 +117,6 @@ def _report(
     statuses: dict[str, Status],
     outcome: CheckOutcome | None,
     audience: Audience,
-    hints: _Hints,
 ) -> CheckReport:
     spec = CHECKS[check.id]
     status = statuses[check.id]
@@ -107,18 +129,16 @@ def _report(
         visibility=check.visibility,
         section=spec.section,
         ceiling=_band(check, outcome, status),
+        unseen_ceiling=_unseen_band(rubric, outcome, status),
     )
     if status == "skipped" or outcome is None:
         return CheckReport(**common, score=0.0, feedback=_skipped_feedback(rubric, check, statuses, audience))
     return CheckReport(
         **common,
         score=_score(check, outcome),
-        feedback=_feedback(check, outcome),
+        feedback=_feedback(check, outcome, spec.passed),
         expected=outcome.expected,
         observed=outcome.observed,
-        # A hint is about what the check found; a check that could not run (the file does not
-        # compile, the call raised, a stub not written yet) found nothing yet, and its finding already says why.
-        hint=hints.next(check, outcome.finding) if status == "failed" and not outcome.not_written else None,
         cases_passed=outcome.cases_passed,
         cases_total=outcome.cases_total,
         not_written=list(outcome.not_written),
@@ -133,9 +153,11 @@ def _score(check: RubricCheck, outcome: CheckOutcome) -> float:
     return 0.0
 
 
-def _feedback(check: RubricCheck, outcome: CheckOutcome) -> str:
+def _feedback(check: RubricCheck, outcome: CheckOutcome, declared_passed: str) -> str:
     override = check.feedback
     if outcome.status == "passed":
+        if outcome.feedback != declared_passed:
+            return outcome.feedback  # passed with words of its own about this file: no fixed text is as true
         return (override and override.passed) or outcome.feedback
     # The check's own message names the row, the probe or what raised, which no fixed text can.
     # A check that could not run ("error") says so itself; the rubric's text describes a failure.
@@ -172,13 +194,23 @@ def _band(check: RubricCheck, outcome: CheckOutcome | None, status: str) -> floa
     return None
 
 
+def _unseen_band(rubric: Rubric, outcome: CheckOutcome | None, status: str) -> float | None:
+    """The lowest band a check this view leaves out sets on what this check found (a student view's
+    `unseen_bands`: a crash, wrong values), so the self-check can say the grade may be capped lower."""
+    if outcome is None or status == "skipped" or outcome.not_written:
+        return None
+    found = set(outcome.findings)
+    # A band for any failure of its own check says nothing about what a check shown here found.
+    return min((b.ceiling for b in rubric.unseen_bands if b.when is not None and found & set(b.when)), default=None)
+
+
 def _total(values) -> float:
     return round(sum(values), 6)
 
 
 class _Hints:
     """With a state file, a failing check's next hint is revealed when its code has changed since
-    the last one (every failing run when no hash is given); without one, the first hint."""
+    the last one was shown (every failing run when no hash is given); without one, the first hint."""
 
     def __init__(self, rubric: Rubric, hint_key: str | None, path: Path | None, source: str | None = None):
         self.path = path if hint_key is not None else None
@@ -187,9 +219,10 @@ class _Hints:
         self.state = _read_state(self.path) if self.path else HintState()
         self.changed = False
 
-    def next(self, check: RubricCheck, finding: str | None) -> str | None:
-        """Only hints about what the check found (its feedback's finding) are in the sequence."""
-        hints = check.hints_for(finding)
+    def reveal(self, check: RubricCheck, finding: str | None, headline: str | None) -> str | None:
+        """The hint this check shows now, recorded as shown: only hints about what the check found
+        (its feedback's finding) and, where a hint names bugs, about the headline's are in the sequence."""
+        hints = check.hints_for(finding, headline)
         if not hints:
             return None
         if self.path is None:

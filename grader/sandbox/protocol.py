@@ -44,6 +44,7 @@ class ReplyMeta(_Meta):
     n_params: int | None = None
     layers: dict[str, LayerInfo] = {}
     fused: list[str] = Field(default=[], max_length=64)  # fused attention operators the call attempted
+    lineno: int | None = Field(None, ge=1, le=1_000_000)  # the submission's innermost line when the call raised
 
 
 def parse(model: type[_Meta], meta: object) -> _Meta | None:

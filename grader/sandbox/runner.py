@@ -251,6 +251,19 @@ def _describe(exc: BaseException) -> dict[str, Any]:
     return {"ok": False, "error_type": kind, "error_message": message[:_MAX_MESSAGE], "error_mro": mro}
 
 
+def _student_line(exc: BaseException, path: str | None) -> int | None:
+    """The line of the submission's innermost frame in the traceback (where its own code raised, even
+    inside torch); read from the frames alone, so no source file is opened here."""
+    lineno, tb = None, exc.__traceback__
+    for _ in range(200):  # a traceback is finite, but a student's recursion can make it long
+        if tb is None:
+            break
+        if path is not None and tb.tb_frame.f_code.co_filename == path:
+            lineno = tb.tb_lineno
+        tb = tb.tb_next
+    return lineno if isinstance(lineno, int) and 1 <= lineno <= 1_000_000 else None  # what ReplyMeta accepts
+
+
 def load_module(path: str, name: str = "submission") -> tuple[ModuleType | None, Frame]:
     """Import a submission file; return it and the frame that tells the grader how it went."""
     try:
@@ -401,6 +414,9 @@ def answer(module: ModuleType, call: Frame) -> Frame:
         frame = Frame("reply", meta | {"ok": True} | extra, tensors)
     except BaseException as exc:  # noqa: BLE001 - SystemExit inside a call is the student's, not ours
         frame = Frame("reply", meta | _describe(exc))
+        lineno = _student_line(exc, getattr(module, "__file__", None))
+        if lineno is not None:
+            frame.meta["lineno"] = lineno
     if FUSED_SEEN:  # attempted even if it caught the refusal: the attempt is what forbidden_api judges
         frame.meta["fused"] = sorted(set(FUSED_SEEN))[:16]
     return frame

@@ -77,11 +77,13 @@ def test_large_finite_fill_is_told_its_own_fill_value_if_anything(sandbox, tmp_p
 
 def test_a_head_wired_right_is_told_where_its_difference_comes_from(sandbox, tmp_path):
     """The self-check does not score causal_attention against the reference at distinct widths, so
-    SingleHead carries that evidence there, and says it is causal_attention's, not the head's."""
+    SingleHead carries that evidence there, and says it is causal_attention's, not the head's. It
+    passes, as in the grade (issue 19: one verdict in both views; the difference is counted once, by
+    the checks of causal_attention)."""
     report = self_check(edited(tmp_path, "scale", SCALE, "/ math.sqrt(v.shape[-1])"), sandbox=sandbox,
                         hint_state_path=tmp_path / "hints.json")
     head = next(c for c in report.checks if c.id == "single_head")
-    assert head.status == "failed" and "the head is wired right" in head.feedback
+    assert head.status == "passed" and "the head is wired right" in head.feedback
     assert "difference comes from causal_attention" in head.feedback
 
 

@@ -71,3 +71,16 @@ def test_an_error_names_the_cell_and_its_line(tmp_path, sandbox):
             c.model_dump_json() for c in report.checks)
         assert "NameError in cell 2, line 3" in said, (name, said[:1500])
         assert "at line" not in said.split("NameError", 1)[1][:40]
+
+
+def test_code_above_the_first_cell_mark_is_a_cell_not_dropped():
+    """Found replaying the journey corpus: a script exported from a notebook and edited above its first `# In[ ]:`
+    mark lost every definition there and was told causal_attention is missing. nbconvert's own preamble
+    (`#!`, `# coding`) is comments only and adds no cell, so real exports keep their cell numbers."""
+    edited = "# exported from a notebook\nimport torch\n\ndef causal_attention(q, k, v):\n    return q, k\n\n\n" \
+             "# In[2]:\n\n\nq = torch.randn(3, 4)\nprint(causal_attention(q, q, q))\n"
+    script = notebook.exported_to_script(edited).script
+    assert "def causal_attention" in script and "print(" not in script
+    real = "#!/usr/bin/env python\n# coding: utf-8\n\n# In[1]:\n\n\nimport torch\n\n\n# In[2]:\n\n\n" \
+           "def causal_attention(q, k, v):\n    return q, k\n"
+    assert notebook.exported_cells(real) == ["import torch", "def causal_attention(q, k, v):\n    return q, k"]

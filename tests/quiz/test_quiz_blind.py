@@ -45,3 +45,18 @@ def test_second_labeller_agrees_with_the_first():
     print(f"\nsecond labeller: {agree}/{n} agree with the first")
     assert n >= 40
     assert agree / n >= 0.9
+
+
+BLIND2 = BLIND.with_name("quiz_blind2_answers.yaml")
+
+
+def test_second_blind_set_never_tuned_on():
+    """The judge's blind measure: a set written after the tuning on quiz_blind_answers.yaml had ended, never read
+    to change a phrasing. Issue 26's target is 90% three ways; measured first at 94/112 = 83.9% (correct-or-not
+    104/112, no false praise, none undetermined): the floors guard that measure and the target stays unmet."""
+    result = blind_agreement(QUIZ, BLIND2)
+    print("\n" + "\n".join(result.lines("quiz_blind2_answers.yaml (never tuned on)")))
+    assert result.n >= 100
+    assert result.agree >= 94 and result.binary >= 104
+    assert not [m for m in result.misses if m[2] == "correct"]  # no wrong or partial answer judged correct
+    assert result.undetermined / result.n <= 0.05

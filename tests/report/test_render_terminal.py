@@ -91,7 +91,11 @@ def test_details_are_limited_to_a_screenful(monkeypatch):
         out = re.sub(r"\x1b\[[0-9;]*m", "", buf.getvalue())
         assert re.search(r"expected:? +weights row 0", out)
         assert "max change 1.234567" not in out
-        assert "2 more check(s) need work" in out
+        # the others get one line each, naming the check and what it found (issue 19: every failing check)
+        rest = [c for c in report.checks if c.visibility == "visible" and c.status == "failed"][1:]
+        assert len(rest) == 2
+        for c in rest:
+            assert f"FAILED: {c.title}: {c.feedback.splitlines()[-1].split('. ')[0][:30]}" in out
     class_run = _render(report, audience="instructor")
     assert "observed" not in class_run and "more check(s)" not in class_run
     assert "Diagnosis: Zero instead of -inf in the mask" in class_run

@@ -86,7 +86,8 @@ def test_other_errors_keep_error_and_their_section(reports):
     report = reports["other"]
     out = plain(report)
     assert not rows(out, "TO DO") and "Not written yet" not in out
-    assert rows(out, "ERROR") and "ERROR: Worked example" in out and "RuntimeError: oops" in out
+    assert rows(out, "ERROR") and "ERROR: Worked example" in out
+    assert re.search(r"RuntimeError at line \d+ \(`raise RuntimeError\(\"oops\"\)`\): oops", out)  # its own line
     md = render_markdown(report)
     assert "| TO DO |" not in md and "### Worked example (ERROR)" in md
     html = render_html(report)

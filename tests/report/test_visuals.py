@@ -63,3 +63,40 @@ def test_without_the_check_the_picture_computes_it_once(monkeypatch):
     visuals(obs)
     visuals(obs)
     assert calls == [1]
+
+
+def _wrong_axis_observed() -> Observations:
+    """Replies of a softmax over the receivers (dim=-2): only the future-queries intervention moves it."""
+    probes = fresh(build_probes(None))
+    replies = {}
+    for p in probes.probes:
+        if p.call.meta.get("target") != "attention" or p.family == "shape":
+            continue
+        q, k, v = (p.t[n].double() for n in "qkv")
+        T = q.shape[-2]
+        s = (q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5).masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(),
+                                                                         float("-inf"))
+        w = torch.softmax(s, dim=-2)
+        replies[p.id] = Reply(True, {"out": w @ v, "weights": w}, {})
+    return Observations(probes, replies)
+
+
+def test_the_leak_picture_shows_the_intervention_the_check_failed_on():
+    """Issue 19: a wrong-axis file's picture showed future keys (0.000000) while future queries moved rows by 1.32."""
+    pictures = visuals(_wrong_axis_observed())
+    assert pictures.leak_intervention == "Change only future queries"
+    assert max(x for x in pictures.leak_row_change if x is not None) > 1e-3
+
+
+def test_the_picture_of_a_correct_file_shows_future_keys_and_values():
+    probes = fresh(build_probes(None))
+    pictures = visuals(observed(probes))
+    assert pictures.leak_intervention == "Change only future keys and values"
+    assert max(pictures.leak_row_change) == 0
+
+
+def test_your_weights_carry_their_row_sums():
+    from grader.report.plots import row_sums
+
+    assert row_sums([[1.0, 0.0], [0.25, 0.25]]) == ["1.000", "0.500"]
+    assert row_sums([[None, 0.5], []]) == ["NaN", "0.000"]

@@ -105,3 +105,30 @@ def test_a_save_regrades_and_prints_what_changed(tmp_path):
             proc.kill()
             proc.wait()
     assert proc.returncode == 0
+
+
+def test_a_new_bug_is_named_even_under_the_same_headline():
+    """Issue 19: zero fill -> triu under an unchanged first diagnosis printed no new bug name."""
+    before = _report(1, {"a": "failed"}, diagnosis="not_implemented")
+    before.diagnoses.append(Diagnosis(id="zero_fill_mask", title="Zero fill", message="row [1/3]", section="s"))
+    after = _report(1, {"a": "failed"}, diagnosis="not_implemented")
+    after.diagnoses.append(Diagnosis(id="wrong_mask_direction", title="Upper triangle", message="row [0, 0, 1]",
+                                     section="s"))
+    said = changes(before, after)
+    assert "  diagnosis: Upper triangle. row [0, 0, 1] (reread: s)" in said
+    assert "  no longer found: Zero fill" in said
+
+
+def test_every_save_prints_a_line_even_when_nothing_changed(tmp_path, monkeypatch):
+    """Issue 19: an identical save printed nothing; a tick of the watcher's clock (no save) prints nothing."""
+    import watchfiles
+
+    from grader.watch import watch
+
+    sub = tmp_path / "attention.py"
+    sub.write_text("x = 1\n")
+    monkeypatch.setattr(watchfiles, "watch", lambda *a, **k: iter([{(watchfiles.Change.modified, str(sub))}, set()]))
+    said: list[str] = []
+    watch(sub, grade=lambda p: _report(1, {"a": "failed"}), show=lambda r: None, say=said.append)
+    after_start = said[2:]
+    assert len(after_start) == 1 and "saved, nothing changed: still 1 / 3" in after_start[0], said

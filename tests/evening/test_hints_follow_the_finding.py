@@ -1,0 +1,102 @@
+"""Item 3 of issue 19: a hint is chosen by what the check found and what the headline diagnosis
+named, and it is spent only when the student was shown it."""
+
+from __future__ import annotations
+
+from grader.grade import self_check
+from grader.report.terminal import DETAILS
+from grader.report.view import costliest_first
+
+KEY = "evening-hints-test"
+
+
+def _grade(sandbox, path, state, **kw):
+    return self_check(path, sandbox=sandbox, hint_state_path=state, hint_key=KEY, **kw)
+
+
+def _hints(report) -> dict[str, str]:
+    return {c.id: c.hint for c in report.checks if c.hint}
+
+
+def test_a_hint_not_shown_is_not_spent(sandbox, evening, tmp_path):
+    """Found by a student: the terminal spelled out three failing checks; the others' hints were used
+    up unseen, so shape validation first appeared as 'Hint 2 of 2'."""
+    state, path = tmp_path / "hints.json", evening("zero_fill_mask")
+    source = path.read_text()
+    first = _grade(sandbox, path, state, spelled_out=DETAILS["student"])
+    unseen = [c for c in costliest_first(first.checks)[DETAILS["student"]:] if c.status == "failed"]
+    assert unseen, "the test needs a failing check beyond the screenful"
+    assert all(c.hint is None for c in unseen)  # not shown, so not given
+    for n in range(3):  # three more evenings' edits, the same bug, read in the terminal only
+        path.write_text(source + f"\nEDIT_{n} = {n}\n")
+        _grade(sandbox, path, state, spelled_out=DETAILS["student"])
+    path.write_text(source + "\nEDIT_LAST = 1\n")
+    everything = _hints(_grade(sandbox, path, state))  # now read in full (--html, --markdown, a notebook)
+    for c in unseen:
+        assert everything[c.id].startswith(("Hint 1 of", "Hint: ")), (c.id, everything[c.id])
+
+
+def test_a_shown_hint_still_advances_with_changed_code(sandbox, evening, tmp_path):
+    state, path = tmp_path / "hints.json", evening("zero_fill_mask")
+    source = path.read_text()
+    full = costliest_first(_grade(sandbox, path, tmp_path / "elsewhere.json").checks)  # every hint, another state
+    n, shown = next((n, c) for n, c in enumerate(full, 1) if c.hint and c.hint.startswith("Hint 1 of"))
+    first = next(c for c in _grade(sandbox, path, state, spelled_out=n).checks if c.id == shown.id)
+    assert first.hint == shown.hint
+    path.write_text(source + "\nEDIT = 1\n")
+    again = next(c for c in _grade(sandbox, path, state, spelled_out=n).checks if c.id == shown.id)
+    assert again.hint.startswith("Hint 2 of")
+
+
+def test_the_zero_fill_is_hinted_about_its_own_bug(sandbox, evening, tmp_path):
+    """Found by a student: the zero fill (with torch.softmax) was asked 'What is exp(1000)?' and
+    'What do you divide q·k by?'."""
+    state, path = tmp_path / "hints.json", evening("zero_fill_mask")
+    source = path.read_text()
+    said = []
+    for n in range(4):
+        path.write_text(source + f"\nEDIT_{n} = {n}\n")
+        said += _hints(_grade(sandbox, path, state)).values()
+    text = "\n".join(said)
+    assert "exp(1000)" not in text and "divide q·k by" not in text, text
+    assert "exp(0) = 1" in text  # its own bug's hint is among them
+
+
+def test_triu_with_a_right_fill_is_not_hinted_about_zero_scores_or_the_axis(sandbox, evening, tmp_path):
+    """Found by a student: triu with a correct -inf fill was told exp(0) = 1 and asked about the softmax axis."""
+    state = tmp_path / "hints.json"
+    path = evening("zero_fill_mask")
+    _grade(sandbox, path, state)  # the evening's earlier bug, same work, same hint state
+    triu = evening("wrong_mask_direction")
+    source = triu.read_text()
+    said = []
+    for n in range(4):
+        path.write_text(source + f"\nEDIT_{n} = {n}\n")
+        report = _grade(sandbox, path, state)
+        assert report.diagnoses[0].id == "wrong_mask_direction"
+        said += _hints(report).values()
+    text = "\n".join(said)
+    assert "exp(0)" not in text and "axis" not in text, text
+
+
+def test_a_hint_named_for_a_bug_waits_for_that_headline():
+    from grader.rubric import load_self_check
+
+    mask = load_self_check().check("mask_structure")
+    assert any("exp(0) = 1" in h for h in mask.hints_for("above", "zero_fill_mask"))
+    assert not any("exp(0) = 1" in h for h in mask.hints_for("above", "wrong_mask_direction"))
+    assert not any("exp(0) = 1" in h for h in mask.hints_for("above", None))
+
+
+def test_a_hint_names_only_declared_misconceptions_and_says_what_it_is_for():
+    import pydantic
+
+    from grader.rubric.model import Hint
+
+    assert Hint(text="x", named=["zero_fill_mask"]).named == ["zero_fill_mask"]
+    for bad in ({"text": "x", "named": ["zero_fill"]}, {"text": "x"}):
+        try:
+            Hint(**bad)
+        except pydantic.ValidationError:
+            continue
+        raise AssertionError(f"{bad} was accepted")
