@@ -168,7 +168,26 @@ def test_a_broken_link_or_anchor_is_caught(tmp_path):
         "no such file", "no heading #no-such in here.md", "no heading #missing in README.md"]
 
 
-@pytest.mark.xfail(strict=True, reason="README split lands in phase 2")
 def test_the_readme_is_short():
     lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
     assert lines < 200, f"README.md has {lines} lines: move reference material into docs/"
+
+
+def unlinked(readme: Path, pages: list[Path]) -> list[str]:
+    """The pages `readme` does not link to (directly)."""
+    targets = {(readme.parent / t.partition("#")[0]).resolve()
+               for t in LINK.findall(prose(readme.read_text(encoding="utf-8")))
+               if not re.match(r"^[a-z][a-z0-9+.-]*:", t, re.I) and not t.startswith("#")}
+    return [p.name for p in pages if p.resolve() not in targets]
+
+
+def test_the_readme_links_every_page():
+    pages = [p for p in LINKED if p.name != "README.md"] + [STUDENT_GUIDE]
+    assert not unlinked(ROOT / "README.md", pages)
+
+
+def test_a_page_the_readme_does_not_link_is_caught(tmp_path):
+    (tmp_path / "a.md").write_text("# A\n")
+    (tmp_path / "b.md").write_text("# B\n")
+    (tmp_path / "README.md").write_text("[a](a.md#a) `[b](b.md)`\n")
+    assert unlinked(tmp_path / "README.md", [tmp_path / "a.md", tmp_path / "b.md"]) == ["b.md"]
