@@ -229,7 +229,7 @@ def _merge(args) -> int:
 def _add_lms_options(p, *, roster: bool) -> None:
     p.add_argument("--lms", choices=("canvas", "moodle"),
                    help="also write the platform's import files beside gradebook.csv: canvas-import.csv and "
-                        "canvas-feedback.zip, or moodle-grading-worksheet.csv and moodle-feedback.zip (README)")
+                        "canvas-feedback.zip, or moodle-grading-worksheet.csv and moodle-feedback.zip (docs/instructors.md)")
     p.add_argument("--assignment", metavar="TITLE", help="--lms canvas: the assignment column's title (default: "
                    "the roster's one assignment column, when the roster is Canvas's gradebook export)")
     p.add_argument("--bom", action="store_true", help="start each CSV with a UTF-8 byte order mark, for Excel")

@@ -324,7 +324,7 @@ def _build_visible() -> list[Probe]:
         probes += family
     # Not probed: a mask built on the CPU whatever the inputs' device. The `meta` device would show it
     # without a GPU, but its kernels register on first use (seconds per sandboxed child) and read the
-    # attention ops the tripwires replace; the README says it is not checked.
+    # attention ops the tripwires replace; docs/grading-policy.md says it is not checked.
     return [
         *probes, *_shape_errors(""),
         # The chapter's configuration, then one where every size differs.

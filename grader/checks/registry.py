@@ -32,6 +32,6 @@ CHECK_IDS: tuple[str, ...] = tuple(CHECKS)
 
 
 def markdown_table(specs: dict[str, CheckSpec] = CHECKS) -> str:
-    """The README's table of checks, generated from the declarations (a test keeps them equal)."""
+    """The table of checks in docs/grading-policy.md, generated from the declarations (a test keeps them equal)."""
     rows = [f"| `{s.id}` | {s.group} | {s.proves} |" for s in specs.values()]
     return "\n".join(["| id | group | what it proves |", "|---|---|---|", *rows])

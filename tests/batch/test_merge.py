@@ -95,7 +95,7 @@ def test_only_one_classes_complete_set_of_shards_merges(tmp_path, sandboxes):
     assert len(names) == graded and all(re.fullmatch(r"student\d_10\d\d_50\d_feedback\.md", n) for n in names), names
     reported = sum(r.report is not None for r in run.results)
     assert _tree(merged / "feedback") == _tree(whole / "feedback") and len(_tree(whole / "feedback")) == reported >= 3
-    for folder in (whole, merged):  # as the README says: readable by the instructor alone
+    for folder in (whole, merged):  # as docs/instructors.md says: readable by the instructor alone
         assert (folder / "feedback").stat().st_mode & 0o777 == 0o700
     links = re.findall(r"\]\((feedback/[^)]+|reports/[^)]+)\)", (merged / "summary.md").read_text())
     assert len(links) == 2 * reported and all((merged / link).is_file() for link in links)  # no broken link

@@ -1,4 +1,4 @@
-"""Checks are declared once: the registry, the scorer and the README table derive from @check."""
+"""Checks are declared once: the registry, the scorer and the grading policy's table derive from @check."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ def test_every_declared_check_has_its_function_and_text():
 
 
 def test_readme_table_is_generated_from_the_declarations():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert markdown_table() in readme, "regenerate the README table with registry.markdown_table()"
+    readme = (ROOT / "docs" / "grading-policy.md").read_text(encoding="utf-8")
+    assert markdown_table() in readme, "regenerate the table in docs/grading-policy.md with registry.markdown_table()"
 
 
 def test_a_toy_check_declared_at_run_time_is_registered_and_runs():

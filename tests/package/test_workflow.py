@@ -1,4 +1,4 @@
-"""The README's GitHub Classroom workflow works (issue 20, item 8): it holds no secret, and its grading step, run as
+"""The GitHub Classroom workflow in docs/instructors.md works (issue 20, item 8): it holds no secret, and its grading step, run as
 written on a correct and on a buggy file, exits 0 and 1, so Classroom's points follow the score."""
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _workflow() -> dict:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("**GitHub Classroom, without a secret.**"):]
-    block = re.search(r"```yaml\n(.*?)```", section, re.S)[1]
-    return yaml.safe_load(re.sub(r"^  ", "", block, flags=re.M))
+    guide = (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8")
+    section = guide[guide.index("### GitHub Classroom, without a secret"):]
+    return yaml.safe_load(re.search(r"```yaml\n(.*?)```", section, re.S)[1])
 
 
 def _grading_step(workflow: dict) -> str:

@@ -1,4 +1,4 @@
-"""Agreement between the judge and a teacher, on three tables; the README states these numbers.
+"""Agreement between the judge and a teacher, on three tables; docs/quiz.md states these numbers.
 
 - quiz_answer_table.yaml: the tuning table the rubric phrasings were written against (right / wrong).
 - quiz_heldout_answers.yaml: written here before the first rubric phrasings, never tuned on (right / wrong).
