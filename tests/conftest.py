@@ -4,6 +4,7 @@ guard that the suite never rewrites the shipped fingerprints (grader/data/catalo
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,23 @@ def fingerprints_untouched():
     yield
     if _stamp(SHIPPED_FINGERPRINTS) != before:
         pytest.fail(f"the suite rewrote {SHIPPED_FINGERPRINTS}: tests and release must only read it")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_user_data(tmp_path_factory):
+    """No test reads or writes the user's data directory (hint state, card state, recent diagnoses): a
+    developer's own `grader check` runs put cards first in `grader cards` and failed a test that did not
+    expect them. Subprocesses inherit it; a test that names its own state still wins."""
+    saved = {k: os.environ.get(k) for k in ("GRADER_DATA_DIR", "GRADER_HINT_STATE", "GRADER_RECENT_CARDS")}
+    os.environ["GRADER_DATA_DIR"] = str(tmp_path_factory.mktemp("user-data"))
+    os.environ.pop("GRADER_HINT_STATE", None)
+    os.environ.pop("GRADER_RECENT_CARDS", None)
+    yield
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 @pytest.fixture(scope="session")
