@@ -1,6 +1,7 @@
 """Recall cards on FSRS: deterministic schedules (no fuzz, fixed clock) and a state file that survives interruption."""
 
 import json
+import os
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -94,7 +95,10 @@ def test_corrupt_state_is_a_clear_error(tmp_path):
 def test_cards_cli_with_fixed_clock(tmp_path):
     state = tmp_path / "cards.json"
     cmd = [sys.executable, "-m", "grader", "cards", "--state", str(state), "--now", "2026-10-10T09:00:00Z"]
-    proc = subprocess.run(cmd + ["--limit", "2"], input="\n3\n\n4\n", capture_output=True, text=True, cwd=ROOT)
+    # A data directory of its own: diagnoses another test's `check` recorded would put their cards first.
+    env = {k: v for k, v in os.environ.items() if k != "GRADER_RECENT_CARDS"} | {"GRADER_DATA_DIR": str(tmp_path / "d")}
+    proc = subprocess.run(cmd + ["--limit", "2"], input="\n3\n\n4\n", capture_output=True, text=True, cwd=ROOT,
+                          env=env)
     assert proc.returncode == 0, proc.stderr
     assert "next review: 2026-10-10T09:10+00:00" in proc.stdout
     assert "next review: 2026-10-18T09:00+00:00" in proc.stdout
@@ -103,7 +107,7 @@ def test_cards_cli_with_fixed_clock(tmp_path):
     assert "All due cards reviewed" not in proc.stdout
     saved = json.loads(state.read_text())
     assert set(saved["cards"]) == {QUIZ.cards[0].id, QUIZ.cards[1].id}
-    listing = subprocess.run(cmd + ["--list"], capture_output=True, text=True, cwd=ROOT)
+    listing = subprocess.run(cmd + ["--list"], capture_output=True, text=True, cwd=ROOT, env=env)
     assert f"{QUIZ.cards[1].id}" in listing.stdout and "2026-10-18T09:00" in listing.stdout
     bad = subprocess.run(cmd[:-1] + ["yesterday"], capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2 and "not an ISO date-time" in bad.stderr
