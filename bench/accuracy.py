@@ -316,6 +316,7 @@ def main() -> int:
                         help="grade this folder of implementations (kept outside the repository) instead")
     parser.add_argument("--expected", type=Path, metavar="FILE",
                         help="its expectations, in the format of tests/real/expected.yaml (default DIR/expected.yaml)")
+    parser.add_argument("--quiz-only", action="store_true", help="print only the quiz judge's agreement")
     args = parser.parse_args()
     if args.expected and not args.real:
         parser.error("--expected goes with --real DIR")
@@ -323,10 +324,6 @@ def main() -> int:
         return main_folder(args.real, args.expected or args.real / "expected.yaml",
                            None if args.no_write else args.out)
     args.out = args.out or ROOT / "docs" / "accuracy.md"
-
-
-    parser.add_argument("--quiz-only", action="store_true", help="print only the quiz judge's agreement")
-    args = parser.parse_args()
     quiz = quiz_lines()
     if args.quiz_only:
         print("\n".join(quiz))
