@@ -45,7 +45,11 @@ def serve(course_path: Path, *, host: str, port: int, before_secret: Callable[[]
     from grader.serve.app import make_app
     from grader.serve.worker import sandbox_grader
 
-    app = make_app(course, secret, grade=sandbox_grader(course.rubric, secret))
+    try:  # the LTI key set and the tool's key are read at the start, so a bad one stops it here
+        app = make_app(course, secret, grade=sandbox_grader(course.rubric, secret))
+    except RubricError as err:
+        print("\n".join(f"grader: {p}" for p in err.problems), file=sys.stderr)
+        return 2
     # One process: the worker thread and its warm sandbox live beside the app; uvicorn's log has no tokens.
     uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
     return 0
