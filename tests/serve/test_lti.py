@@ -334,3 +334,21 @@ def test_an_lti_section_with_a_bad_value_is_named_with_its_line(tmp_path):
     assert all(p.startswith(f"{path}:{line}:") for p in err.value.problems), err.value.problems
     said = " ".join(err.value.problems)
     assert "lti.deployment_ids" in said and "lti.auth_login_url" in said
+
+
+def test_the_services_worker_grades_and_passes_back_on_its_own(lms, clock):
+    """The running service: its worker thread grades the upload, then sends the grade, unasked."""
+    import time
+
+    _, platform, course, passer = lms
+    app = make_app(course, SECRET, grade=fake_grade, clock=clock, passer=passer)
+    with TestClient(app, follow_redirects=False) as client:  # the lifespan starts the worker
+        state, nonce = _login(client)
+        assert client.post("/lti/launch", data={"id_token": platform.id_token(nonce, "s3"),
+                                                "state": state}).status_code == 303
+        _upload(client, "x = 1  # score 64\n")
+        for _ in range(600):  # waits for the state (a bounded poll), asserts nothing about time
+            if platform.scores:
+                break
+            time.sleep(0.05)
+    assert [(s["userId"], s["scoreGiven"]) for s in platform.scores] == [(SUBS["s3"], 64.0)]
