@@ -234,8 +234,8 @@ async def submit(request: Request) -> Response:
         return _denied(svc, 413, f"Uploads are limited to {svc.course.max_upload_kb} KB.")
     if not source.strip():
         return svc.page("message.html", 400, message="Choose a .py file or paste your code.", back="/")
-    if not filename.endswith(".py"):
-        return svc.page("message.html", 400, message="Upload a .py file.", back="/")
+    if not filename.endswith((".py", ".ipynb")):
+        return svc.page("message.html", 400, message="Upload a .py file or a notebook (.ipynb).", back="/")
     if (why := svc.refusal(who.key)) is not None:
         return svc.page("message.html", 429, message=why, back="/")
     try:
@@ -261,15 +261,29 @@ async def submission(request: Request) -> Response:
     instructor = who.role == "instructor"
     if s is None or not (instructor or s.student == who.key):
         return _denied(svc, 404, "No such attempt.")  # another student's attempt does not exist for you
-    number = [h.id for h in svc.store.history(s.student)].index(s.id) + 1
-    fragment = None
+    history = svc.store.history(s.student)
+    number = [h.id for h in history].index(s.id) + 1
+    fragment = change = None
+    audience, published = ("instructor" if instructor else "student"), instructor or svc.course.released(svc.clock())
     if s.report is not None:
         report = Report.model_validate_json(s.report)
-        fragment = Markup(render_fragment(report, audience="instructor" if instructor else "student",
-                                          published=instructor or svc.course.released(svc.clock())))
+        fragment = Markup(render_fragment(report, audience=audience, published=published))
+        if number > 1:
+            change = _change(svc, history[number - 2], s, number, audience=audience, published=published)
     back = f"/class/{s.student}" if instructor else "/"
     return svc.page("report.html", who=svc.names.get(who.key, "instructor"), csrf=csrf, fragment=fragment,
-                    state=s.state, number=number, back=back, refresh=fragment is None)
+                    state=s.state, number=number, back=back, refresh=fragment is None, change=change)
+
+
+def _change(svc: Service, before: Submission, after: Submission, number: int, *, audience: str, published: bool):
+    """The previous attempt (one of the same student's, by construction) against this one."""
+    from grader.serve.attempts import between
+
+    def side(s: Submission):
+        return (s.filename, svc.store.source(s.id) or b"",
+                Report.model_validate_json(s.report) if s.report is not None else None)
+
+    return between(number, side(before), side(after), audience=audience, published=published)
 
 
 def _instructor(request: Request, svc: Service) -> tuple[Who, str] | Response:

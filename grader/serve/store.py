@@ -136,6 +136,11 @@ class CourseStore:
                              (submission,)).fetchone()
         return _submission(row) if row else None
 
+    def source(self, submission: int) -> bytes | None:
+        with self._db() as db:
+            row = db.execute("SELECT source FROM submissions WHERE id=?", (submission,)).fetchone()
+        return bytes(row[0]) if row else None
+
     def attempts_since(self, student: str, since: datetime) -> list[datetime]:
         with self._db() as db:
             rows = db.execute("SELECT at FROM submissions WHERE student=? ORDER BY id", (student,)).fetchall()

@@ -1,6 +1,6 @@
 """In a real browser (headless Chromium driven by Selenium, Debian's chromium and chromium-driver): a
 student opens their link, uploads a buggy file, sees the diagnosis and the heatmap, uploads the fix
-and sees both attempts; the instructor's class view and the student's history show them. The service
+and sees what changed and both attempts; the instructor's class view and the student's history show them. The service
 is a real uvicorn on loopback grading in the real sandbox. Skips, saying why, where Chromium is absent."""
 
 from __future__ import annotations
@@ -54,13 +54,17 @@ def _upload(driver, base: str, source: Path, folder: Path) -> None:
     driver.find_element(By.CSS_SELECTOR, 'form[action="/submit"] button').click()
 
 
-def _graded_page(driver) -> str:
-    """The report page once graded: it reloads itself every second until then."""
+def _graded_page(driver, attempt: int) -> str:
+    """Attempt `attempt`'s report page once graded: it reloads itself every second until then, so the
+    wait is for the report itself (a page caught mid-reload is empty, not graded)."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(driver, WAIT_S, poll_frequency=0.2).until(lambda d: "reloads itself" not in d.page_source
-                                                             and "/submissions/" in d.current_url)
-    return driver.page_source
+    def graded(d) -> str | bool:
+        page = d.page_source
+        return page if 'class="grader-report"' in page and "Attention check: attention.py" in page and (
+            f"since attempt {attempt - 1}" in page if attempt > 1 else "What changed" not in page) else False
+
+    return WebDriverWait(driver, WAIT_S, poll_frequency=0.2).until(graded)
 
 
 def test_a_student_and_the_instructor_in_a_real_browser(browser, sandbox, tmp_path):
@@ -74,7 +78,7 @@ def test_a_student_and_the_instructor_in_a_real_browser(browser, sandbox, tmp_pa
         assert "Your attention.py" in browser.page_source and "Ada One" in browser.page_source
 
         _upload(browser, base, BUGGY, tmp_path / "first")
-        page = _graded_page(browser)
+        page = _graded_page(browser, 1)
         (first,) = store.history("s1")
         report = Report.model_validate_json(first.report)
         assert report.diagnoses and report.score < report.max_score
@@ -86,11 +90,12 @@ def test_a_student_and_the_instructor_in_a_real_browser(browser, sandbox, tmp_pa
         browser.save_screenshot(str(tmp_path / "student-report.png"))
 
         _upload(browser, base, FIXED, tmp_path / "second")
-        page = _graded_page(browser)
+        page = _graded_page(browser, 2)
         second = store.history("s1")[1]
         fixed = Report.model_validate_json(second.report)
         assert fixed.score == fixed.max_score and fixed.score > report.score
         assert f"{fixed.score:g}" in page
+        assert "What changed since attempt 1" in page and "no diagnosis any more" in page  # the history tells
 
         browser.get(base + "/")
         rows = browser.find_elements(By.CSS_SELECTOR, 'a[href^="/submissions/"]')
