@@ -26,7 +26,7 @@ def code_text(filename: str, source: bytes) -> str:
 
 
 @dataclass(frozen=True)
-class Change:
+class AttemptChange:
     since: int  # the attempt compared with (its number, from 1)
     score: str | None  # "50 / 100 -> 100 / 100"; None while the grade is not shown
     findings: list[str]  # checks that started or stopped passing, diagnoses that came or went
@@ -35,7 +35,7 @@ class Change:
 
 
 def between(number: int, before: tuple[str, bytes, Report | None], after: tuple[str, bytes, Report | None], *,
-            audience: str, published: bool) -> Change:
+            audience: str, published: bool) -> AttemptChange:
     """Attempt `number - 1` (before) against attempt `number` (after); each is (filename, source, report)."""
     (old_name, old_src, old_report), (new_name, new_src, new_report) = before, after
     diff = list(difflib.unified_diff(code_text(old_name, old_src).splitlines(), code_text(new_name, new_src).splitlines(),
@@ -48,4 +48,4 @@ def between(number: int, before: tuple[str, bytes, Report | None], after: tuple[
         if audience == "instructor" or published:
             score = (f"{points_text(old_report.score, old_report.max_score)} -> "
                      f"{points_text(new_report.score, new_report.max_score)}")
-    return Change(number - 1, score, findings, diff[:MAX_DIFF_LINES], max(0, len(diff) - MAX_DIFF_LINES))
+    return AttemptChange(number - 1, score, findings, diff[:MAX_DIFF_LINES], max(0, len(diff) - MAX_DIFF_LINES))
