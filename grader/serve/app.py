@@ -44,6 +44,7 @@ class Service:
         self.names = course_mod.students(course)
         self.tokens = sign_ins(secret, list(self.names))
         self.wake = threading.Event()
+        self.graded = threading.Event()  # the worker graded something: the passback looks at once
         self.stopping = threading.Event()
         self.lti_keys = self.entries = None
         if course.lti is not None:  # a key set or roster that cannot be read stops the start, not a launch
@@ -181,7 +182,7 @@ async def lti_launch(request: Request) -> Response:
         return _denied(svc, 403, str(why))
     if launch.who.role == "student" and launch.lineitem:
         states.link(launch.who.key, launch.user_id, launch.lineitem)
-        svc.wake.set()  # a grade already there goes to this line item now
+        svc.graded.set()  # a grade already there goes to this line item now
     return _signed_in(svc, launch.who, request)
 
 
@@ -331,16 +332,23 @@ async def sign_out(request: Request) -> Response:
     return response
 
 
-def _work(svc: Service, grade: Grade, passer: Passer | None) -> None:
+def _work(svc: Service, grade: Grade) -> None:
     while not svc.stopping.is_set():
         svc.wake.clear()  # before draining: an upload during the drain wakes the next round at once
-        drain(svc.store, grade)
-        if passer is not None:  # after grading: each new grade goes on to the LMS, failed ones are retried
-            try:
-                passer.send_due(svc.clock(), released=svc.course.released)
-            except Exception as err:  # the queue keeps every grade; the worker must keep grading
-                _log.warning("grade passback round failed (%s); it is retried", type(err).__name__)
+        if drain(svc.store, grade):
+            svc.graded.set()
         svc.wake.wait(timeout=1.0)
+
+
+def _pass_back(svc: Service, passer: Passer) -> None:
+    """Its own thread: an LMS that is slow or down delays the passback, never the grading."""
+    while not svc.stopping.is_set():
+        svc.graded.clear()
+        try:
+            passer.send_due(svc.clock(), released=svc.course.released)
+        except Exception as err:  # the queue in the store keeps every grade; the next round retries
+            _log.warning("grade passback round failed (%s); it is retried", type(err).__name__)
+        svc.graded.wait(timeout=5.0)
 
 
 def make_app(course: Course, secret: str, *, grade: Grade | None, store: CourseStore | None = None,
@@ -354,15 +362,17 @@ def make_app(course: Course, secret: str, *, grade: Grade | None, store: CourseS
 
     @asynccontextmanager
     async def lifespan(app):
-        worker = threading.Thread(target=_work, args=(svc, grade, passer), name="grader-worker",
-                                  daemon=True) if grade else None
-        if worker:
-            worker.start()
+        threads = [threading.Thread(target=_work, args=(svc, grade), name="grader-worker", daemon=True)] if grade else []
+        if passer is not None and grade:
+            threads.append(threading.Thread(target=_pass_back, args=(svc, passer), name="grader-passback", daemon=True))
+        for t in threads:
+            t.start()
         yield
         svc.stopping.set()
         svc.wake.set()
-        if worker:
-            worker.join(timeout=60)
+        svc.graded.set()
+        for t in threads:
+            t.join(timeout=60)
 
     app = Starlette(routes=[
         Route("/", home), Route("/sign-in", sign_in), Route("/submit", submit, methods=["POST"]),

@@ -68,7 +68,7 @@ def login_redirect(lti: Lti, params: dict[str, str], states: LtiStore, now: date
     if not params.get("login_hint"):
         raise LaunchRefused("The platform's login request has no login_hint; open the assignment from the LMS again.")
     state, nonce = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
-    states.open_state(state, nonce, now)
+    states.open_state(state, nonce, now, forget_before=now - STATE_LIFE)
     query = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post", "prompt": "none",
              "client_id": lti.client_id, "redirect_uri": lti.redirect_uri, "login_hint": params["login_hint"],
              "state": state, "nonce": nonce}

@@ -101,11 +101,14 @@ class Passer:
                 continue
             try:
                 self.post(p, report, s.at, now)
-            except (PassbackFailed, httpx.HTTPError) as err:
-                self.links.failed(p, str(err) if isinstance(err, PassbackFailed) else
-                                  f"the platform could not be reached ({type(err).__name__})", retry_at(now, p.tries))
+            except PassbackFailed as err:
+                self.links.failed(p, str(err), retry_at(now, p.tries))
                 failed += 1
                 continue
+            except httpx.HTTPError as err:
+                # Unreachable: the others would wait out the same timeout; they stay due for the next round.
+                self.links.failed(p, f"the platform could not be reached ({type(err).__name__})", retry_at(now, p.tries))
+                return sent, failed + 1
             sent += self.links.sent(p)
         return sent, failed
 

@@ -193,8 +193,10 @@ class LtiStore:
     def __init__(self, store: CourseStore):
         self._db = store._db
 
-    def open_state(self, state: str, nonce: str, at: datetime) -> None:
+    def open_state(self, state: str, nonce: str, at: datetime, *, forget_before: datetime) -> None:
+        """Keeps a login's state; states too old to be used are dropped, so logins never fill the store."""
         with self._db() as db:
+            db.execute("DELETE FROM lti_states WHERE at < ?", (forget_before.isoformat(),))
             db.execute("INSERT INTO lti_states VALUES (?, ?, ?)", (state, nonce, at.isoformat()))
 
     def take_state(self, state: str, *, since: datetime) -> str | None:

@@ -47,6 +47,8 @@ class Platform:
 
     def __init__(self, tool_public, clock):
         self.key, self.tool_public, self.clock = _rsa(), tool_public, clock
+        self.unreachable = False  # every call fails as a connection would
+        self.calls = 0
         self.scores: list[dict] = []
         self.tokens: set[str] = set()
         self.down = False
@@ -68,6 +70,9 @@ class Platform:
         return jwt.encode(claims, key or self.key, algorithm="RS256", headers={"kid": "platform-1"})
 
     def handle(self, request: httpx.Request) -> httpx.Response:
+        self.calls += 1
+        if self.unreachable:
+            raise httpx.ConnectError("connection refused", request=request)
         if self.down:
             return httpx.Response(503)
         url = str(request.url)
@@ -352,3 +357,21 @@ def test_the_services_worker_grades_and_passes_back_on_its_own(lms, clock):
                 break
             time.sleep(0.05)
     assert [(s["userId"], s["scoreGiven"]) for s in platform.scores] == [(SUBS["s3"], 64.0)]
+
+
+def test_an_unreachable_platform_keeps_every_grade_queued_and_the_round_short(lms, clock):
+    app, platform, course, passer = lms
+    for key in ("s1", "s2"):
+        client, _ = _launch(app, platform, key)
+        _upload(client, f"x = 1  # score {10 if key == 's1' else 20}\n")
+    drain(app.state.svc.store, fake_grade)
+    platform.unreachable = True
+    assert passer.send_due(clock.now, released=course.released) == (0, 1)
+    assert platform.calls == 1  # the round stopped at the first unreachable call, not one timeout per student
+    queued = LtiStore(app.state.svc.store).passbacks()
+    assert {k: p.state for k, p in queued.items()} == {"s1": "pending", "s2": "pending"}
+    assert "could not be reached" in queued["s1"].error
+    platform.unreachable = False
+    clock.advance(1)
+    assert passer.send_due(clock.now, released=course.released) == (2, 0)
+    assert sorted((s["userId"], s["scoreGiven"]) for s in platform.scores) == [(SUBS["s1"], 10.0), (SUBS["s2"], 20.0)]
