@@ -35,6 +35,11 @@ def serve(course_path: Path, *, host: str, port: int, before_secret: Callable[[]
     try:
         course = load_course(course_path)
         load_rubric(course.rubric)  # a broken rubric stops the start, not the first upload
+        if course.lti is not None:  # and so do LTI key files that cannot be read, before any sandbox starts
+            from grader.serve.lti import read_key_set, read_tool_key
+
+            read_key_set(course.lti)
+            read_tool_key(course.lti)
         before_secret()
         secret = read_secret(course)
     except RubricError as err:
