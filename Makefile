@@ -26,6 +26,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/warm_vs_fresh.py
 	$(PY) bench/cold_start.py
+	$(PY) bench/serve_load.py
 
 # Grader accuracy on the real-code and mutation corpora (tests/real, tests/accuracy); writes docs/accuracy.md.
 # REAL=DIR [EXPECTED=FILE]: grade a local folder of public code instead (kept outside the repository).

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hmac
+import logging
 import re
 import secrets
 import threading
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -25,7 +27,11 @@ from grader.serve.store import CourseStore, QueueFull, Submission, next_allowed
 from grader.serve.tokens import Who, sign_ins, token_hash
 from grader.serve.worker import Grade, drain
 
+if TYPE_CHECKING:
+    from grader.serve.passback import Passer
+
 COOKIE = "grader_session"
+_log = logging.getLogger("grader.serve")
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
 _templates = Environment(loader=PackageLoader("grader.serve", "templates"), autoescape=select_autoescape(["html"]))
 
@@ -38,7 +44,13 @@ class Service:
         self.names = course_mod.students(course)
         self.tokens = sign_ins(secret, list(self.names))
         self.wake = threading.Event()
+        self.graded = threading.Event()  # the worker graded something: the passback looks at once
         self.stopping = threading.Event()
+        self.lti_keys = self.entries = None
+        if course.lti is not None:  # a key set or roster that cannot be read stops the start, not a launch
+            from grader.serve.lti import read_key_set
+
+            self.lti_keys, self.entries = read_key_set(course.lti), course_mod.roster_entries(course)
 
     def who(self, request: Request) -> tuple[Who, str] | None:
         sid = request.cookies.get(COOKIE)
@@ -108,6 +120,10 @@ async def sign_in(request: Request) -> Response:
     who = svc.tokens.get(token_hash(token)) if token else None
     if who is None:
         return _denied(svc, 403, "This sign-in link is not valid; ask your instructor for yours.")
+    return _signed_in(svc, who, request)
+
+
+def _signed_in(svc: Service, who: Who, request: Request) -> Response:
     sid, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
     svc.store.open_session(token_hash(sid), who.role, who.key, csrf)
     response = RedirectResponse("/", 303)
@@ -115,6 +131,74 @@ async def sign_in(request: Request) -> Response:
     # that first redirect; every POST checks the CSRF token anyway.
     response.set_cookie(COOKIE, sid, httponly=True, samesite="lax", secure=request.url.scheme == "https")
     return response
+
+
+async def _small_form(request: Request) -> dict[str, str] | None:
+    """An LMS's form post (no session, no CSRF token: the signed id_token and the state stand for them)."""
+    if request.method == "GET":
+        return dict(request.query_params)
+    length = request.headers.get("content-length")
+    if length is None or not length.isdigit() or int(length) > 64 * 1024:
+        return None
+    form = await request.form(max_files=0, max_fields=16, max_part_size=64 * 1024)
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+async def lti_login(request: Request) -> Response:
+    """LTI 1.3 login initiation: the platform names itself; the browser goes on to its OIDC endpoint."""
+    from grader.serve.lti import LaunchRefused, login_redirect
+    from grader.serve.store import LtiStore
+
+    svc: Service = request.app.state.svc
+    if svc.course.lti is None:
+        return _denied(svc, 404, "This course takes no LTI launches.")
+    params = await _small_form(request)
+    if params is None:
+        return _denied(svc, 413, "The platform's login request is too large.")
+    try:
+        url = login_redirect(svc.course.lti, params, LtiStore(svc.store), svc.clock())
+    except LaunchRefused as why:
+        return _denied(svc, 403, str(why))
+    return RedirectResponse(url, 302)
+
+
+async def lti_launch(request: Request) -> Response:
+    """The platform's form post of the id_token: checked, matched to the roster, then signed in."""
+    from grader.serve.lti import LaunchRefused, identify, validate
+    from grader.serve.store import LtiStore
+
+    svc: Service = request.app.state.svc
+    lti = svc.course.lti
+    if lti is None:
+        return _denied(svc, 404, "This course takes no LTI launches.")
+    form = await _small_form(request)
+    if form is None:
+        return _denied(svc, 413, "The launch is too large.")
+    states = LtiStore(svc.store)
+    try:
+        claims = validate(lti, svc.lti_keys, form.get("id_token", ""), form.get("state", ""), states, svc.clock())
+        launch = identify(lti, claims, svc.entries)
+    except LaunchRefused as why:
+        return _denied(svc, 403, str(why))
+    if launch.who.role == "student" and launch.lineitem:
+        states.link(launch.who.key, launch.user_id, launch.lineitem)
+        svc.graded.set()  # a grade already there goes to this line item now
+    return _signed_in(svc, launch.who, request)
+
+
+async def lti_jwks(request: Request) -> Response:
+    """The tool's public key, for the platform to check the service-token requests the passback signs."""
+    from starlette.responses import JSONResponse
+
+    svc: Service = request.app.state.svc
+    if svc.course.lti is None:
+        return _denied(svc, 404, "This course takes no LTI launches.")
+    from jwt.algorithms import RSAAlgorithm
+
+    from grader.serve.lti import read_tool_key
+
+    jwk = RSAAlgorithm.to_jwk(read_tool_key(svc.course.lti).public_key(), as_dict=True)
+    return JSONResponse({"keys": [{**jwk, "kid": svc.course.lti.tool_key_id, "alg": "RS256", "use": "sig"}]})
 
 
 async def _posted(request: Request, svc: Service) -> tuple[Who, dict] | Response:
@@ -151,8 +235,8 @@ async def submit(request: Request) -> Response:
         return _denied(svc, 413, f"Uploads are limited to {svc.course.max_upload_kb} KB.")
     if not source.strip():
         return svc.page("message.html", 400, message="Choose a .py file or paste your code.", back="/")
-    if not filename.endswith(".py"):
-        return svc.page("message.html", 400, message="Upload a .py file.", back="/")
+    if not filename.endswith((".py", ".ipynb")):
+        return svc.page("message.html", 400, message="Upload a .py file or a notebook (.ipynb).", back="/")
     if (why := svc.refusal(who.key)) is not None:
         return svc.page("message.html", 429, message=why, back="/")
     try:
@@ -178,15 +262,29 @@ async def submission(request: Request) -> Response:
     instructor = who.role == "instructor"
     if s is None or not (instructor or s.student == who.key):
         return _denied(svc, 404, "No such attempt.")  # another student's attempt does not exist for you
-    number = [h.id for h in svc.store.history(s.student)].index(s.id) + 1
-    fragment = None
+    history = svc.store.history(s.student)
+    number = [h.id for h in history].index(s.id) + 1
+    fragment = change = None
+    audience, published = ("instructor" if instructor else "student"), instructor or svc.course.released(svc.clock())
     if s.report is not None:
         report = Report.model_validate_json(s.report)
-        fragment = Markup(render_fragment(report, audience="instructor" if instructor else "student",
-                                          published=instructor or svc.course.released(svc.clock())))
+        fragment = Markup(render_fragment(report, audience=audience, published=published))
+        if number > 1:
+            change = _change(svc, history[number - 2], s, number, audience=audience, published=published)
     back = f"/class/{s.student}" if instructor else "/"
     return svc.page("report.html", who=svc.names.get(who.key, "instructor"), csrf=csrf, fragment=fragment,
-                    state=s.state, number=number, back=back, refresh=fragment is None)
+                    state=s.state, number=number, back=back, refresh=fragment is None, change=change)
+
+
+def _change(svc: Service, before: Submission, after: Submission, number: int, *, audience: str, published: bool):
+    """The previous attempt (one of the same student's, by construction) against this one."""
+    from grader.serve.attempts import between
+
+    def side(s: Submission):
+        return (s.filename, svc.store.source(s.id) or b"",
+                Report.model_validate_json(s.report) if s.report is not None else None)
+
+    return between(number, side(before), side(after), audience=audience, published=published)
 
 
 def _instructor(request: Request, svc: Service) -> tuple[Who, str] | Response:
@@ -237,30 +335,51 @@ async def sign_out(request: Request) -> Response:
 def _work(svc: Service, grade: Grade) -> None:
     while not svc.stopping.is_set():
         svc.wake.clear()  # before draining: an upload during the drain wakes the next round at once
-        drain(svc.store, grade)
+        if drain(svc.store, grade):
+            svc.graded.set()
         svc.wake.wait(timeout=1.0)
 
 
+def _pass_back(svc: Service, passer: Passer) -> None:
+    """Its own thread: an LMS that is slow or down delays the passback, never the grading."""
+    while not svc.stopping.is_set():
+        svc.graded.clear()
+        try:
+            passer.send_due(svc.clock(), released=svc.course.released)
+        except Exception as err:  # the queue in the store keeps every grade; the next round retries
+            _log.warning("grade passback round failed (%s); it is retried", type(err).__name__)
+        svc.graded.wait(timeout=5.0)
+
+
 def make_app(course: Course, secret: str, *, grade: Grade | None, store: CourseStore | None = None,
-             clock: Callable[[], datetime] = course_mod.now) -> Starlette:
-    """`grade` None: no worker in this process (tests drive the queue themselves)."""
+             clock: Callable[[], datetime] = course_mod.now, passer: Passer | None = None) -> Starlette:
+    """`grade` None: no worker in this process (tests drive the queue and the passback themselves)."""
     svc = Service(course, secret, store=store or CourseStore(course.store), clock=clock)
+    if passer is None and grade is not None and course.lti is not None:
+        from grader.serve.passback import Passer
+
+        passer = Passer(course.lti, svc.store)
 
     @asynccontextmanager
     async def lifespan(app):
-        worker = threading.Thread(target=_work, args=(svc, grade), name="grader-worker", daemon=True) if grade else None
-        if worker:
-            worker.start()
+        threads = [threading.Thread(target=_work, args=(svc, grade), name="grader-worker", daemon=True)] if grade else []
+        if passer is not None and grade:
+            threads.append(threading.Thread(target=_pass_back, args=(svc, passer), name="grader-passback", daemon=True))
+        for t in threads:
+            t.start()
         yield
         svc.stopping.set()
         svc.wake.set()
-        if worker:
-            worker.join(timeout=60)
+        svc.graded.set()
+        for t in threads:
+            t.join(timeout=60)
 
     app = Starlette(routes=[
         Route("/", home), Route("/sign-in", sign_in), Route("/submit", submit, methods=["POST"]),
         Route("/submissions/{id:int}", submission), Route("/class", class_view),
         Route("/class/{student}", student_history), Route("/sign-out", sign_out, methods=["POST"]),
+        Route("/lti/login", lti_login, methods=["GET", "POST"]), Route("/lti/launch", lti_launch, methods=["POST"]),
+        Route("/lti/jwks", lti_jwks),
     ], lifespan=lifespan)
     app.state.svc = svc
     return app

@@ -34,6 +34,40 @@ class RateLimit(BaseModel):
     minutes: float = Field(gt=0)
 
 
+class LtiMatch(BaseModel):
+    """One launch claim read as one roster column: `claim` is a dotted path under the id_token
+    ("email", "lis.person_sourcedid", "custom.canvas_user_id"), `roster` the RosterEntry field."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    claim: str = Field(min_length=1)
+    roster: Literal["id", "email", "sis", "login"]
+
+
+# Canvas puts the SIS id in lis.person_sourcedid and, with a custom field canvas_user_id=$Canvas.user.id,
+# the user id its gradebook export calls ID; Moodle's worksheet id is a participant id no launch carries,
+# so a Moodle course matches on e-mail.
+DEFAULT_MATCH = (LtiMatch(claim="custom.canvas_user_id", roster="id"),
+                 LtiMatch(claim="lis.person_sourcedid", roster="sis"), LtiMatch(claim="email", roster="email"))
+
+
+class Lti(BaseModel):
+    """One LTI 1.3 platform registration, as the LMS's developer-key page gives it to the instructor.
+    `key_set` is the platform's public keys (a JWKS file, saved from the platform: nothing is fetched at
+    run time); `tool_key` is this service's private RSA key (PEM), whose public half /lti/jwks serves."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    issuer: str = Field(min_length=1)
+    client_id: str = Field(min_length=1)
+    deployment_ids: list[str] = Field(min_length=1)
+    auth_login_url: str = Field(pattern=r"^https?://")
+    auth_token_url: str = Field(pattern=r"^https?://")
+    key_set: Path
+    tool_key: Path
+    tool_key_id: str = "grader-1"
+    redirect_uri: str = Field(pattern=r"^https?://")  # this service's /lti/launch, as registered
+    match: list[LtiMatch] = Field(default_factory=lambda: list(DEFAULT_MATCH), min_length=1)
+
+
 class Course(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     title: str = Field(min_length=1)
@@ -48,6 +82,7 @@ class Course(BaseModel):
     max_upload_kb: int = Field(default=256, ge=1, le=1024)
     queue_limit: int = Field(default=500, ge=1)
     store: Path = Path("course.sqlite")
+    lti: Lti | None = None
 
     @field_validator("due")
     @classmethod
@@ -72,6 +107,8 @@ def load_course(path: str | Path) -> Course:
     found = {k: here / getattr(course, k) for k in ("rubric", "roster", "store")}
     if course.secret.file is not None:
         found["secret"] = course.secret.model_copy(update={"file": here / course.secret.file})
+    if course.lti is not None:
+        found["lti"] = course.lti.model_copy(update={k: here / getattr(course.lti, k) for k in ("key_set", "tool_key")})
     return course.model_copy(update=found)
 
 
@@ -96,8 +133,8 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def students(course: Course) -> dict[str, str]:
-    """Roster key (the LMS id, else the e-mail) -> display name; rows without either cannot sign in."""
+def roster_entries(course: Course) -> list:
+    """The roster's students (grader.intake.roster's RosterEntry), as the class run reads them."""
     from grader.intake import roster
     from grader.intake.collect import InputError
 
@@ -105,4 +142,14 @@ def students(course: Course) -> dict[str, str]:
         entries, _ = roster.read(course.roster)
     except InputError as err:
         raise RubricError([str(err)]) from None
-    return {e.id or e.email: e.name or e.id or e.email for e in entries if e.id or e.email}
+    return entries
+
+
+def roster_key(entry) -> str:
+    """A student's key in the service: the LMS id, else the e-mail ("" : the row cannot sign in)."""
+    return entry.id or entry.email
+
+
+def students(course: Course) -> dict[str, str]:
+    """Roster key -> display name; rows without a key cannot sign in."""
+    return {roster_key(e): e.name or roster_key(e) for e in roster_entries(course) if roster_key(e)}

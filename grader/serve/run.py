@@ -35,6 +35,11 @@ def serve(course_path: Path, *, host: str, port: int, before_secret: Callable[[]
     try:
         course = load_course(course_path)
         load_rubric(course.rubric)  # a broken rubric stops the start, not the first upload
+        if course.lti is not None:  # and so do LTI key files that cannot be read, before any sandbox starts
+            from grader.serve.lti import read_key_set, read_tool_key
+
+            read_key_set(course.lti)
+            read_tool_key(course.lti)
         before_secret()
         secret = read_secret(course)
     except RubricError as err:
@@ -45,7 +50,11 @@ def serve(course_path: Path, *, host: str, port: int, before_secret: Callable[[]
     from grader.serve.app import make_app
     from grader.serve.worker import sandbox_grader
 
-    app = make_app(course, secret, grade=sandbox_grader(course.rubric, secret))
+    try:  # the LTI key set and the tool's key are read at the start, so a bad one stops it here
+        app = make_app(course, secret, grade=sandbox_grader(course.rubric, secret))
+    except RubricError as err:
+        print("\n".join(f"grader: {p}" for p in err.problems), file=sys.stderr)
+        return 2
     # One process: the worker thread and its warm sandbox live beside the app; uvicorn's log has no tokens.
     uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
     return 0

@@ -30,6 +30,26 @@ CREATE TABLE IF NOT EXISTS sessions (
   key TEXT NOT NULL,
   csrf TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS lti_states (
+  state TEXT PRIMARY KEY,
+  nonce TEXT NOT NULL,
+  at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS lti_links (
+  student TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL,
+  lineitem TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS passbacks (
+  student TEXT PRIMARY KEY,
+  submission INTEGER NOT NULL,
+  user_id TEXT NOT NULL,
+  lineitem TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'pending',
+  tries INTEGER NOT NULL DEFAULT 0,
+  next_at TEXT NOT NULL DEFAULT '',
+  error TEXT
+);
 """
 
 
@@ -116,6 +136,11 @@ class CourseStore:
                              (submission,)).fetchone()
         return _submission(row) if row else None
 
+    def source(self, submission: int) -> bytes | None:
+        with self._db() as db:
+            row = db.execute("SELECT source FROM submissions WHERE id=?", (submission,)).fetchone()
+        return bytes(row[0]) if row else None
+
     def attempts_since(self, student: str, since: datetime) -> list[datetime]:
         with self._db() as db:
             rows = db.execute("SELECT at FROM submissions WHERE student=? ORDER BY id", (student,)).fetchall()
@@ -145,6 +170,92 @@ class CourseStore:
     def close_session(self, id_hash: str) -> None:
         with self._db() as db:
             db.execute("DELETE FROM sessions WHERE id_hash=?", (id_hash,))
+
+
+@dataclass(frozen=True)
+class Passback:
+    """One student's grade on its way to the LMS: their latest graded attempt, to the LTI user and line
+    item their own launch recorded. `pending` until the platform accepts it; `sent` after."""
+
+    student: str
+    submission: int
+    user_id: str
+    lineitem: str
+    state: str
+    tries: int
+    error: str | None
+
+
+class LtiStore:
+    """The LTI half of the store: login states (each taken once, with its nonce), each student's
+    launch link, and the passback queue, which is rebuilt from the graded attempts so none is lost."""
+
+    def __init__(self, store: CourseStore):
+        self._db = store._db
+
+    def open_state(self, state: str, nonce: str, at: datetime, *, forget_before: datetime) -> None:
+        """Keeps a login's state; states too old to be used are dropped, so logins never fill the store."""
+        with self._db() as db:
+            db.execute("DELETE FROM lti_states WHERE at < ?", (forget_before.isoformat(),))
+            db.execute("INSERT INTO lti_states VALUES (?, ?, ?)", (state, nonce, at.isoformat()))
+
+    def take_state(self, state: str, *, since: datetime) -> str | None:
+        """The state's nonce, once: the state is gone after; None when unknown, used or older than `since`."""
+        with self._db() as db:
+            row = db.execute("DELETE FROM lti_states WHERE state=? RETURNING nonce, at", (state,)).fetchone()
+        return row[0] if row and datetime.fromisoformat(row[1]) >= since else None
+
+    def link(self, student: str, user_id: str, lineitem: str) -> None:
+        with self._db() as db:
+            db.execute("INSERT INTO lti_links VALUES (?, ?, ?) ON CONFLICT(student) DO UPDATE SET "
+                       "user_id=excluded.user_id, lineitem=excluded.lineitem", (student, user_id, lineitem))
+
+    def linked(self, student: str) -> tuple[str, str] | None:
+        """(the LTI user id, the line item) the student's last launch recorded."""
+        with self._db() as db:
+            row = db.execute("SELECT user_id, lineitem FROM lti_links WHERE student=?", (student,)).fetchone()
+        return tuple(row) if row else None
+
+    def queue(self) -> int:
+        """Each linked student's latest graded attempt becomes their pending passback unless it already is
+        (or was sent); derived from the store, so a crash between grading and queueing loses nothing."""
+        with self._db() as db:
+            return db.execute(
+                "INSERT INTO passbacks (student, submission, user_id, lineitem) "
+                "SELECT l.student, s.id, l.user_id, l.lineitem FROM lti_links l JOIN submissions s ON s.id = "
+                "(SELECT max(id) FROM submissions WHERE student=l.student AND state='graded') WHERE true "
+                "ON CONFLICT(student) DO UPDATE SET submission=excluded.submission, user_id=excluded.user_id, "
+                "lineitem=excluded.lineitem, state='pending', tries=0, next_at='', error=NULL "
+                "WHERE excluded.submission > passbacks.submission OR excluded.user_id != passbacks.user_id "
+                "OR excluded.lineitem != passbacks.lineitem").rowcount
+
+    def due(self, now: datetime) -> list[Passback]:
+        with self._db() as db:
+            rows = db.execute("SELECT student, submission, user_id, lineitem, state, tries, error FROM passbacks "
+                              "WHERE state='pending' AND next_at <= ? ORDER BY student", (now.isoformat(),)).fetchall()
+        return [Passback(*r) for r in rows]
+
+    def sent(self, p: Passback) -> bool:
+        """Marks `p` sent unless a newer attempt replaced it meanwhile (that one stays pending)."""
+        with self._db() as db:
+            return db.execute("UPDATE passbacks SET state='sent', error=NULL WHERE student=? AND submission=? "
+                              "AND user_id=? AND lineitem=?", (p.student, p.submission, p.user_id, p.lineitem)).rowcount == 1
+
+    def failed(self, p: Passback, error: str, retry_at: datetime) -> None:
+        with self._db() as db:
+            db.execute("UPDATE passbacks SET tries=tries+1, error=?, next_at=? WHERE student=? AND submission=? "
+                       "AND state='pending'", (error, retry_at.isoformat(), p.student, p.submission))
+
+    def held(self, p: Passback, why: str) -> None:
+        """Nothing to send for this attempt (the grader failed on it); a newer attempt replaces it."""
+        with self._db() as db:
+            db.execute("UPDATE passbacks SET state='held', error=? WHERE student=? AND submission=?",
+                       (why, p.student, p.submission))
+
+    def passbacks(self) -> dict[str, Passback]:
+        with self._db() as db:
+            rows = db.execute("SELECT student, submission, user_id, lineitem, state, tries, error FROM passbacks").fetchall()
+        return {r[0]: Passback(*r) for r in rows}
 
 
 def _submission(row) -> Submission:

@@ -17,12 +17,27 @@ Grade = Callable[[Path], Report]
 def sandbox_grader(rubric_path: Path, secret: str, sandbox: Sandbox | None = None) -> Grade:
     """The class run's grading of one file: the instructor rubric, hidden probes seeded by the secret,
     in one warm sandbox kept for the worker's life."""
-    from grader.grade import grade_file, shared_sandbox
+    from grader.grade import grade_file, judge, notebook_script, shared_sandbox, unread
+    from grader.intake.bounds import Unreadable
     from grader.rubric import load_rubric
 
     rubric = load_rubric(rubric_path)
     sandbox = sandbox or shared_sandbox()
-    return lambda path: grade_file(path, sandbox=sandbox, rubric=rubric, secret=secret, audience="instructor")
+
+    def grade(path: Path) -> Report:
+        # A notebook, or a script exported from one, is graded as the class run grades it: its definitions.
+        try:
+            script = notebook_script(path)
+        except Unreadable as exc:
+            return judge(unread(path, sandbox, str(exc)), rubric=rubric, audience="instructor")
+        if script is None:
+            return grade_file(path, sandbox=sandbox, rubric=rubric, secret=secret, audience="instructor")
+        graded = path.parent / "script" / "attention.py"
+        graded.parent.mkdir()
+        graded.write_text(script, encoding="utf-8")
+        return grade_file(graded, sandbox=sandbox, rubric=rubric, secret=secret, audience="instructor")
+
+    return grade
 
 
 def grade_one(store: CourseStore, grade: Grade, *, worker: int) -> bool:

@@ -4,14 +4,11 @@ given to another student. The p95 time from upload to report is printed, never a
 from __future__ import annotations
 
 import re
-import socket
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
-import uvicorn
-from support.serving import SECRET, fake_grade, write_course
+from support.serving import SECRET, fake_grade, on_loopback, write_course
 
 from grader.report.models import Report
 from grader.serve.app import make_app
@@ -19,18 +16,6 @@ from grader.serve.course import load_course
 from grader.serve.tokens import Who, token_for
 
 CLASS = {f"u{i:02d}": f"Student {i:02d}" for i in range(50)}
-
-
-def _serve(app) -> tuple[uvicorn.Server, threading.Thread, int]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        assert thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.01)
-    return server, thread, sock.getsockname()[1]
 
 
 def _student(base: str, key: str, score: int) -> tuple[str, int, float]:
@@ -52,14 +37,8 @@ def _student(base: str, key: str, score: int) -> tuple[str, int, float]:
 def test_fifty_concurrent_uploads_are_all_graded_and_none_lost(tmp_path):
     course = load_course(write_course(tmp_path, CLASS, release="immediate", queue_limit="100"))
     app = make_app(course, SECRET, grade=fake_grade)  # its own worker thread, started by the lifespan
-    server, thread, port = _serve(app)
-    try:
-        with ThreadPoolExecutor(max_workers=50) as pool:
-            done = list(pool.map(lambda kv: _student(f"http://127.0.0.1:{port}", kv[1][0], kv[0]),
-                                 enumerate(CLASS.items())))
-    finally:
-        server.should_exit = True
-        thread.join(timeout=60)
+    with on_loopback(app) as base, ThreadPoolExecutor(max_workers=50) as pool:
+        done = list(pool.map(lambda kv: _student(base, kv[1][0], kv[0]), enumerate(CLASS.items())))
     store = app.state.svc.store
     assert len({where for where, _, _ in done}) == 50
     for i, key in enumerate(CLASS):

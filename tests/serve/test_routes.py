@@ -145,3 +145,13 @@ def test_a_signed_out_session_is_refused(app):
     assert ada.post("/sign-out", data={"csrf": csrf}).status_code == 303
     ada.cookies.clear()
     assert ada.get("/").status_code == 401
+
+
+# Open by design, each tested in tests/serve/test_lti.py: the LMS's login and launch carry no session
+# (the signed id_token and the single-use state stand for one), and the tool's public key is public.
+PUBLIC = {"/sign-in", "/lti/login", "/lti/launch", "/lti/jwks"}
+
+
+def test_every_route_is_either_refused_without_a_session_above_or_public_by_design(app):
+    routes = {r.path.replace("{id:int}", "1").replace("{student}", "s1") for r in app.routes}
+    assert routes == set(PAGES) | set(POSTS) | PUBLIC, "a new route needs its authorisation test"

@@ -33,3 +33,15 @@ def test_a_missing_secret_file_is_named_and_nothing_is_served(tmp_path, capsys):
     (tmp_path / "secret.txt").unlink()
     assert main(["serve", "tokens", "--course", str(path)]) == 2
     assert "secret.txt: cannot read the secret" in capsys.readouterr().err
+
+
+def test_lti_key_files_that_cannot_be_read_stop_the_start_with_their_names(tmp_path, capsys):
+    import json
+
+    lti = {"issuer": "https://lms.example", "client_id": "1", "deployment_ids": ["d"],
+           "auth_login_url": "https://lms.example/auth", "auth_token_url": "https://lms.example/token",
+           "key_set": "platform.jwks", "tool_key": "tool.pem", "redirect_uri": "https://g.example/lti/launch"}
+    path = write_course(tmp_path, lti=json.dumps(lti))
+    (tmp_path / "platform.jwks").write_text('{"keys": []}')
+    assert main(["serve", "--course", str(path)]) == 2
+    assert "platform.jwks: not the platform's key set" in capsys.readouterr().err

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -63,3 +68,23 @@ def sign_in(app, who: Who) -> tuple[TestClient, str]:
 
 def student(key: str) -> Who:
     return Who("student", key)
+
+
+@contextmanager
+def on_loopback(app) -> Iterator[str]:
+    """The app on a real uvicorn at 127.0.0.1 (a free port), its lifespan (and worker) running; the base URL."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started:  # waits for the state, not for a time
+            assert thread.is_alive(), "uvicorn did not start"
+            time.sleep(0.01)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=60)

@@ -1,0 +1,113 @@
+"""In a real browser (headless Chromium driven by Selenium, Debian's chromium and chromium-driver): a
+student opens their link, uploads a buggy file, sees the diagnosis and the heatmap, uploads the fix
+and sees what changed and both attempts; the instructor's class view and the student's history show them. The service
+is a real uvicorn on loopback grading in the real sandbox. Skips, saying why, where Chromium is absent."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from support.corpora import ROOT
+from support.serving import SECRET, on_loopback, student, write_course
+
+from grader.paths import INSTRUCTOR_RUBRIC
+from grader.report.models import Report
+from grader.serve.app import make_app
+from grader.serve.course import load_course
+from grader.serve.tokens import INSTRUCTOR, token_for
+from grader.serve.worker import sandbox_grader
+
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (the dev extras have it)")
+CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Chromium or chromedriver is absent "
+                                "(Debian: apt-get install chromium chromium-driver)")
+BUGGY, FIXED = ROOT / "reference" / "mutants" / "no_mask.py", ROOT / "reference" / "attention.py"
+WAIT_S = 120  # a bound on each wait for a page's state, never an assertion about speed
+
+
+@pytest.fixture
+def browser():
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1200,900", "--no-first-run", "--disable-extensions"):
+        options.add_argument(flag)
+    # The driver named explicitly: Selenium Manager never runs, so nothing is downloaded.
+    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+    driver.set_page_load_timeout(WAIT_S)
+    yield driver
+    driver.quit()
+
+
+def _upload(driver, base: str, source: Path, folder: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    folder.mkdir()
+    copy = folder / "attention.py"  # the name a student's file has
+    copy.write_bytes(source.read_bytes())
+    driver.get(base + "/")
+    driver.find_element(By.CSS_SELECTOR, 'input[type="file"]').send_keys(str(copy))
+    driver.find_element(By.CSS_SELECTOR, 'form[action="/submit"] button').click()
+
+
+def _graded_page(driver, attempt: int) -> str:
+    """Attempt `attempt`'s report page once graded: it reloads itself every second until then, so the
+    wait is for the report itself (a page caught mid-reload is empty, not graded)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def graded(d) -> str | bool:
+        page = d.page_source
+        return page if 'class="grader-report"' in page and "Attention check: attention.py" in page and (
+            f"since attempt {attempt - 1}" in page if attempt > 1 else "What changed" not in page) else False
+
+    return WebDriverWait(driver, WAIT_S, poll_frequency=0.2).until(graded)
+
+
+def test_a_student_and_the_instructor_in_a_real_browser(browser, sandbox, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    course = load_course(write_course(tmp_path / "course", release="immediate"))
+    app = make_app(course, SECRET, grade=sandbox_grader(INSTRUCTOR_RUBRIC, SECRET, sandbox))
+    store = app.state.svc.store
+    with on_loopback(app) as base:
+        browser.get(f"{base}/sign-in?token={token_for(SECRET, student('s1'))}")
+        assert "Your attention.py" in browser.page_source and "Ada One" in browser.page_source
+
+        _upload(browser, base, BUGGY, tmp_path / "first")
+        page = _graded_page(browser, 1)
+        (first,) = store.history("s1")
+        report = Report.model_validate_json(first.report)
+        assert report.diagnoses and report.score < report.max_score
+        assert report.diagnoses[0].section in page  # the diagnosis, in the chapter's words
+        assert f"{report.score:g}" in page
+        heatmaps = browser.find_elements(By.CSS_SELECTOR, "img.heatmap")
+        assert heatmaps and all(h.get_attribute("src").startswith("data:image/png;base64,") for h in heatmaps)
+        assert browser.execute_script("return arguments[0].naturalWidth", heatmaps[0]) > 0  # it decoded and drew
+        browser.save_screenshot(str(tmp_path / "student-report.png"))
+
+        _upload(browser, base, FIXED, tmp_path / "second")
+        page = _graded_page(browser, 2)
+        second = store.history("s1")[1]
+        fixed = Report.model_validate_json(second.report)
+        assert fixed.score == fixed.max_score and fixed.score > report.score
+        assert f"{fixed.score:g}" in page
+        assert "What changed since attempt 1" in page and "no diagnosis any more" in page  # the history tells
+
+        browser.get(base + "/")
+        rows = browser.find_elements(By.CSS_SELECTOR, 'a[href^="/submissions/"]')
+        assert [r.get_attribute("href").removeprefix(base) for r in rows] == [
+            f"/submissions/{first.id}", f"/submissions/{second.id}"]  # the history: both attempts, in order
+
+        browser.delete_all_cookies()  # the instructor, in the same browser
+        browser.get(f"{base}/sign-in?token={token_for(SECRET, INSTRUCTOR)}")
+        assert browser.current_url == base + "/class"
+        row = browser.find_element(By.XPATH, "//tr[td/a[text()='Ada One']]").text
+        assert "2" in row.split() and f"{fixed.score:g} / {fixed.max_score:g}" in row
+        browser.find_element(By.LINK_TEXT, "Ada One").click()
+        history = browser.page_source
+        assert f"/submissions/{first.id}" in history and f"/submissions/{second.id}" in history
+        assert f"{report.score:g} / {report.max_score:g}" in history
