@@ -14,7 +14,7 @@ from pathlib import Path
 from grader.batch.junit import junit_xml
 from grader.batch.lms import LmsExport, write_lms
 from grader.batch.models import StudentResult
-from grader.batch.overrides import apply_overrides
+from grader.batch.overrides import apply_overrides, changes, changes_csv
 from grader.batch.run import ClassRun, feedback_text, write_derived, write_outputs
 from grader.batch.store import STORE_NAME, ShardRecord, Store, absorb, latest_fingerprint, shard_records
 from grader.batch.summary import summarize
@@ -62,9 +62,14 @@ def check_shards(shards: list[tuple[Path, list[ShardRecord]]]) -> list[str]:
     return problems
 
 
-def rewrite_outputs(out: Path) -> ClassRun:
-    """A class run's outputs written again from its own store (after an override), as its next run would."""
-    return merge_stores([out], out, rewrite=True)
+def rewrite_outputs(out: Path, before: list[StudentResult] | None = None) -> ClassRun:
+    """A class run's outputs written again from its own store (after an override), as its next run would; with
+    `before` (the class as reported until then), `changes.csv` lists who the override moved."""
+    run = merge_stores([out], out, rewrite=True)
+    if before is not None:
+        run.changes = changes(before, run.results, regraded=False)
+        atomic_write_text(out / "changes.csv", changes_csv(run.changes))
+    return run
 
 
 def merge_stores(dirs: list[Path], out: Path, junit: Path | None = None, *, published: bool | None = None,

@@ -161,7 +161,7 @@ def test_a_row_waiting_for_a_human_is_held_out_of_the_import_files(tmp_path, kin
     paths, left_out = _write(tmp_path, results, lms_export("canvas", assignment="Attention (12345)"))
     rows = list(csv.reader(io.StringIO(paths[0].read_text(encoding="utf-8"))))
     assert [r[1] for r in rows[1:]] == ["1002"]  # García held back; the other graded row stays
-    assert any(line.startswith("García, Ana: held out of canvas-import.csv") and "review.csv" in line
+    assert any(line.startswith("García, Ana (1001): held out of canvas-import.csv") and "review.csv" in line
                for line in left_out), left_out
     assert not any("1001" in n for n in zipfile.ZipFile(paths[1]).namelist())
     results[0].student.flags.clear()  # the control: unflagged, she is imported
