@@ -62,7 +62,7 @@ from grader.batch.models import StudentResult
 from grader.batch.names import handed_back, student_label
 from grader.intake.collect import InputError
 from grader.paths import atomic_write_bytes
-from grader.report.view import for_audience, headline, score_line, score_text
+from grader.report.view import adjustment_text, for_audience, headline, score_line, score_text
 
 BOM = "\ufeff"
 CANVAS_IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -128,6 +128,11 @@ def lms_export(lms: str, *, assignment: str = "", roster: str | Path | None = No
     return export
 
 
+def _sentence(text: str) -> str:
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 def feedback_comment(r: StudentResult, *, published: bool) -> str:
     """The short text for a platform's comment box: the student view's total and what it found first; the
     feedback file has the rest."""
@@ -137,7 +142,11 @@ def feedback_comment(r: StudentResult, *, published: bool) -> str:
         found = f"{report.diagnoses[0].title}: {report.diagnoses[0].message}"
     else:
         found = headline(report, report.checks, held_back=held_back, pictures=False)
-    return f"{total}. {found} Every check is in your feedback file."
+    # An override is part of what the student reads beside the grade, as in the feedback file (the trial's Moodle
+    # comment showed a grade of 60 beside a total of 43.5 and nothing about why).
+    adjusted = " ".join(f"Adjusted by your instructor: {_sentence(adjustment_text(a, report))}"
+                        for a in report.adjustments)
+    return f"{total}. {found}{' ' + adjusted if adjusted else ''} Every check is in your feedback file."
 
 
 # A row flagged for one of these is held out of the import files until a person has looked (review.csv):

@@ -40,14 +40,17 @@ def check_shards(shards: list[tuple[Path, list[ShardRecord]]]) -> list[str]:
         r = mine[0]
         if r.listing != first.listing:
             problems.append(f"{_describe(d, r)} graded another class than {_describe(first_dir, first)}")
-        elif (r.rubric, r.secret) != (first.rubric, first.secret):
-            problems.append(f"{d} was graded with another rubric or secret than {first_dir}")
-        elif r.shards != first.shards:
-            problems.append(f"{_describe(d, r)} is part of another split than {_describe(first_dir, first)}")
-        elif r.published != first.published:
-            problems.append(f"{d} was graded with{'' if r.published else 'out'} --published, {first_dir} "
-                            f"with{'' if first.published else 'out'}")
-        else:
+            continue
+        # Every reason, not the first one found (a plain run of another rubric is also not a shard).
+        wrong = [f"{d} was graded with another rubric or secret than {first_dir}"] \
+            if (r.rubric, r.secret) != (first.rubric, first.secret) else []
+        if r.shards != first.shards:
+            wrong.append(f"{_describe(d, r)} is part of another split than {_describe(first_dir, first)}")
+        if r.published != first.published:
+            wrong.append(f"{d} was graded with{'' if r.published else 'out'} --published, {first_dir} "
+                         f"with{'' if first.published else 'out'}")
+        problems += wrong
+        if not wrong:
             for k in sorted({m.shard for m in mine if m.shards == first.shards}):
                 parts.setdefault(k, []).append(d)
     if problems:
