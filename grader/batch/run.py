@@ -209,12 +209,13 @@ STAGED = "staged"  # under --out: the files being graded, only while a run grade
 def _staging(out: Path | None) -> Path:
     if out is None:
         return Path(tempfile.mkdtemp(prefix="run-"))
-    for _ in range(5):
+    for attempt in range(5):
         try:
             return Path(tempfile.mkdtemp(prefix="run-", dir=_private_dir(out / STAGED)))
         except FileNotFoundError:  # another run into this --out removed the emptied folder just then
-            continue
-    return Path(tempfile.mkdtemp(prefix="run-", dir=_private_dir(out / STAGED)))
+            if attempt == 4:
+                raise
+    raise AssertionError("unreachable")
 
 
 def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path | None,
