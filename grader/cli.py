@@ -41,9 +41,11 @@ def _below(threshold: float | None, totals: list[tuple[float | None, float, str]
     CI step (GitHub Classroom awards a run-command test's points by its exit code) follows the score."""
     if threshold is None:
         return 0
+    from grader.report.view import points_text
+
     low = [(s, m, who) for s, m, who in totals if s is None or (m > 0 and s / m * 100 < threshold - 1e-9)]
     for s, m, who in low[:20]:
-        got = "nothing graded" if s is None else f"{s:g} / {m:g} ({s / m:.0%})"
+        got = "nothing graded" if s is None else f"{points_text(s, m)} ({s / m:.0%})"
         print(f"grader: {_line(who)}: {got}, under --fail-under {threshold:g}%", file=sys.stderr)
     return 1 if low else 0
 
@@ -158,8 +160,10 @@ def _grade(args) -> int:
     _left_out(run)
     if run.summary.grader_errors:
         return 1
+    from grader.batch.names import student_label
+
     return _below(args.fail_under, [(r.report.score if r.report else None, r.report.max_score if r.report else 0.0,
-                                     r.student.name or r.student.id) for r in run.results])
+                                     student_label(r.student)) for r in run.results])
 
 
 def _lms(args):
@@ -183,24 +187,34 @@ def _left_out(run) -> None:
     for line in run.stale_overrides:
         print(f"  override not applied: {_line(line)}", file=sys.stderr)
     if run.changes:
+        from grader.batch.names import student_label
+        from grader.report.view import score_text
+
         print(f"{len(run.changes)} student(s) moved since the last run (changes.csv):", file=sys.stderr)
         for m in run.changes[:20]:
-            before, after = (f"{x:g}" if x is not None else "no grade" for x in (m.before, m.after))
-            print(f"  {_line(m.student.student.name or m.student.student.id)}: {before} -> {after} ({m.why})",
+            before, after = (score_text(x) if x is not None else "no grade" for x in (m.before, m.after))
+            print(f"  {_line(student_label(m.student.student))}: {before} -> {after} ({m.why})",
                   file=sys.stderr)
 
 
 def _class_line(run, out, shard) -> None:
     """One line at the end of a class run, then every path that was not graded."""
+    from grader.report.view import score_text
+
     s = run.summary
     students = len(run.results)
     per = f", {run.seconds / students * 1000:.0f} ms per student" if students else ""
     part = f" (shard {shard[0]}/{shard[1]})" if shard else ""
     jobs = f" by {run.jobs} judging processes" if run.jobs > 1 else ""
-    print(f"graded {students} students{part} in {run.seconds:.1f} s{per}{jobs}: {run.graded_now} graded now, "
-          f"{run.from_store} from the store, {s.no_submission} without a submission, {s.ungradable} ungradable, "
-          f"{s.grader_errors} grader errors, {len(s.review)} to review (review.csv); "
-          f"mean {s.mean:.1f}/{s.max_score:g}; {len(run.skipped)} paths skipped"
+    # Each status counted in students, so the four add up to the class: the roster's rows and the files of
+    # students not on it (a source two students share is graded once: "files" counts those).
+    on = [r.student.on_roster for r in run.results]
+    who = f" ({on.count(True)} on the roster, {on.count(False)} not on it)" if None not in on and on else ""
+    print(f"graded {students} students{who}{part} in {run.seconds:.1f} s{per}{jobs}: {s.submissions} graded "
+          f"({s.submissions - run.from_store} graded now from {run.graded_now} distinct file(s), {run.from_store} "
+          f"from the store), {s.ungradable} ungradable, {s.no_submission} without a submission, "
+          f"{s.grader_errors} grader errors; {len(s.review)} to review (review.csv); "
+          f"mean {score_text(s.mean)}/{score_text(s.max_score)}; {len(run.skipped)} paths skipped"
           + (f"; results in {_line(str(out))}" if out else ""), file=sys.stderr)
     for k in run.skipped[:20]:
         print(f"  skipped {_line(k.path)}: {_line(k.reason)}", file=sys.stderr)
@@ -212,6 +226,7 @@ def _class_line(run, out, shard) -> None:
 def _merge(args) -> int:
     from grader.batch.merge import merge_stores
     from grader.intake.collect import InputError
+    from grader.report.view import score_text
 
     try:
         run = merge_stores([Path(d) for d in args.dirs], Path(args.out), junit=Path(args.junit) if args.junit else None,
@@ -221,7 +236,7 @@ def _merge(args) -> int:
         return 2
     s = run.summary
     print(f"merged {len(args.dirs)} stores: {len(run.results)} students, {s.submissions} graded, "
-          f"mean {s.mean:.1f}/{s.max_score:g}; gradebook.csv, summary.json and feedback/ in {_line(args.out)}", file=sys.stderr)
+          f"mean {score_text(s.mean)}/{score_text(s.max_score)}; gradebook.csv, summary.json and feedback/ in {_line(args.out)}", file=sys.stderr)
     _left_out(run)
     return 0
 
@@ -248,28 +263,37 @@ def _serve(args) -> int:
 
 def _override(args) -> int:
     from grader.batch.merge import rewrite_outputs
-    from grader.batch.overrides import record_override
+    from grader.batch.names import student_label
+    from grader.batch.overrides import above_band, apply_overrides, as_reported, record_override
     from grader.intake.collect import InputError
+    from grader.report.view import score_text
 
     out = Path(args.out)
     if (args.points is None) == bool(args.check):
         print("grader: --check ID takes --points N (and --score N takes neither)", file=sys.stderr)
         return 2
+    before = as_reported(out)  # so the rewrite's changes.csv says who the override moved
     try:
         r, o = record_override(out, args.student, reason=args.reason, score=args.score, check=args.check or "",
                                points=args.points)
     except InputError as err:
         print(f"grader: {_line(str(err))}", file=sys.stderr)
         return 2
-    what = f"{o.check}: {o.points:g} points" if o.check else f"total: {o.points:g}"
-    print(f"override recorded for {_line(r.student.name or r.student.id)} ({what}), for the submission "
+    what = f"{o.check}: {score_text(o.points)} points" if o.check else f"total: {score_text(o.points)}"
+    print(f"override recorded for {_line(student_label(r.student))} ({what}), for the submission "
           f"{o.source_sha256[:12]}", file=sys.stderr)
+    adjusted = r.model_copy(deep=True)
+    apply_overrides([adjusted], [o])
+    if note := above_band(adjusted.report):  # applied as given: an explicit decision, said where it is read
+        print(f"note: {_line(note)} (said in Notes, changes.csv and the summary)", file=sys.stderr)
     try:  # the outputs now, as the next run would write them
-        rewrite_outputs(out)
+        rewritten = rewrite_outputs(out, before)
     except InputError:  # one shard of a class: `merge` writes the class's outputs with it
         print("applied at this shard's next run and at the merge", file=sys.stderr)
     else:
-        print(f"gradebook.csv, summary and feedback/ in {_line(str(out))} rewritten with it", file=sys.stderr)
+        print(f"gradebook.csv, summary, changes.csv and feedback/ in {_line(str(out))} rewritten with it",
+              file=sys.stderr)
+        _left_out(rewritten)
     return 0
 
 

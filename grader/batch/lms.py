@@ -59,10 +59,10 @@ from pydantic import BaseModel, ConfigDict
 
 from grader.batch.gradebook import cell
 from grader.batch.models import StudentResult
-from grader.batch.names import handed_back
+from grader.batch.names import handed_back, student_label
 from grader.intake.collect import InputError
 from grader.paths import atomic_write_bytes
-from grader.report.view import for_audience, headline, score_line, score_text
+from grader.report.view import adjustment_text, for_audience, headline, score_line, score_text
 
 BOM = "\ufeff"
 CANVAS_IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -128,6 +128,11 @@ def lms_export(lms: str, *, assignment: str = "", roster: str | Path | None = No
     return export
 
 
+def _sentence(text: str) -> str:
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 def feedback_comment(r: StudentResult, *, published: bool) -> str:
     """The short text for a platform's comment box: the student view's total and what it found first; the
     feedback file has the rest."""
@@ -137,7 +142,11 @@ def feedback_comment(r: StudentResult, *, published: bool) -> str:
         found = f"{report.diagnoses[0].title}: {report.diagnoses[0].message}"
     else:
         found = headline(report, report.checks, held_back=held_back, pictures=False)
-    return f"{total}. {found} Every check is in your feedback file."
+    # An override is part of what the student reads beside the grade, as in the feedback file (the trial's Moodle
+    # comment showed a grade of 60 beside a total of 43.5 and nothing about why).
+    adjusted = " ".join(f"Adjusted by your instructor: {_sentence(adjustment_text(a, report))}"
+                        for a in report.adjustments)
+    return f"{total}. {found}{' ' + adjusted if adjusted else ''} Every check is in your feedback file."
 
 
 # A row flagged for one of these is held out of the import files until a person has looked (review.csv):
@@ -154,7 +163,7 @@ def _graded(results: list[StudentResult]) -> list[StudentResult]:
 
 
 def held_for_review(results: list[StudentResult], grades_file: str) -> list[str]:
-    return [f"{r.student.name or r.student.id}: held out of {grades_file} and its feedback zip until reviewed "
+    return [f"{student_label(r.student)}: held out of {grades_file} and its feedback zip until reviewed "
             f"({', '.join(k.replace('_', ' ') for k in _held(r))}; see review.csv): enter this grade by hand"
             for r in results if r.status == "graded" and r.report is not None and _held(r)]
 
@@ -190,7 +199,7 @@ def canvas_feedback_name(r: StudentResult) -> str | None:
 
 def moodle_grades(results: list[StudentResult], export: LmsExport, *, published: bool) -> tuple[str, list[str]]:
     graded = {r.student.id: r for r in _graded(results) if r.student.platform == "moodle" and r.student.id.isdigit()}
-    left_out = [f"{r.student.name or r.student.id}: no Moodle participant id (enter this grade by hand)"
+    left_out = [f"{student_label(r.student)}: no Moodle participant id (enter this grade by hand)"
                 for r in _graded(results) if r.student.id not in graded or graded[r.student.id] is not r]
     if export.worksheet is None:
         rows: list[list[object]] = [[MOODLE_ID, "Full name", "Email address", MOODLE_GRADE, "Maximum Grade",
@@ -216,7 +225,7 @@ def moodle_grades(results: list[StudentResult], export: LmsExport, *, published:
             row[at[MOODLE_GRADE]] = score_text(r.report.score)
             row[at[MOODLE_COMMENTS]] = cell(feedback_comment(r, published=published))
             written.add(pid)
-    left_out += [f"{r.student.name or pid}: participant {pid} is not in {export.worksheet.name}"
+    left_out += [f"{student_label(r.student)}: participant {pid} is not in {export.worksheet.name}"
                  for pid, r in graded.items() if pid not in written]
     return csv_text(rows, bom=export.bom), left_out
 
@@ -260,7 +269,7 @@ def write_lms(out: Path, results: list[StudentResult], export: LmsExport, *, pub
                 info.external_attr = 0o600 << 16
                 zf.writestr(info, feedback(r))
             else:
-                left_out.append(f"{r.student.name or r.student.id}: no {export.lms} name for a feedback file "
+                left_out.append(f"{student_label(r.student)}: no {export.lms} name for a feedback file "
                                 f"(hand back feedback/{r.report_name}.md)")
     paths = [out / layout.grades_file, out / layout.feedback_zip]
     atomic_write_bytes(paths[0], text.encode("utf-8"))

@@ -14,7 +14,7 @@ from pathlib import Path
 from grader.batch.junit import junit_xml
 from grader.batch.lms import LmsExport, write_lms
 from grader.batch.models import StudentResult
-from grader.batch.overrides import apply_overrides
+from grader.batch.overrides import apply_overrides, changes, changes_csv
 from grader.batch.run import ClassRun, feedback_text, write_derived, write_outputs
 from grader.batch.store import STORE_NAME, ShardRecord, Store, absorb, latest_fingerprint, shard_records
 from grader.batch.summary import summarize
@@ -40,14 +40,17 @@ def check_shards(shards: list[tuple[Path, list[ShardRecord]]]) -> list[str]:
         r = mine[0]
         if r.listing != first.listing:
             problems.append(f"{_describe(d, r)} graded another class than {_describe(first_dir, first)}")
-        elif (r.rubric, r.secret) != (first.rubric, first.secret):
-            problems.append(f"{d} was graded with another rubric or secret than {first_dir}")
-        elif r.shards != first.shards:
-            problems.append(f"{_describe(d, r)} is part of another split than {_describe(first_dir, first)}")
-        elif r.published != first.published:
-            problems.append(f"{d} was graded with{'' if r.published else 'out'} --published, {first_dir} "
-                            f"with{'' if first.published else 'out'}")
-        else:
+            continue
+        # Every reason, not the first one found (a plain run of another rubric is also not a shard).
+        wrong = [f"{d} was graded with another rubric or secret than {first_dir}"] \
+            if (r.rubric, r.secret) != (first.rubric, first.secret) else []
+        if r.shards != first.shards:
+            wrong.append(f"{_describe(d, r)} is part of another split than {_describe(first_dir, first)}")
+        if r.published != first.published:
+            wrong.append(f"{d} was graded with{'' if r.published else 'out'} --published, {first_dir} "
+                         f"with{'' if first.published else 'out'}")
+        problems += wrong
+        if not wrong:
             for k in sorted({m.shard for m in mine if m.shards == first.shards}):
                 parts.setdefault(k, []).append(d)
     if problems:
@@ -62,9 +65,14 @@ def check_shards(shards: list[tuple[Path, list[ShardRecord]]]) -> list[str]:
     return problems
 
 
-def rewrite_outputs(out: Path) -> ClassRun:
-    """A class run's outputs written again from its own store (after an override), as its next run would."""
-    return merge_stores([out], out, rewrite=True)
+def rewrite_outputs(out: Path, before: list[StudentResult] | None = None) -> ClassRun:
+    """A class run's outputs written again from its own store (after an override), as its next run would; with
+    `before` (the class as reported until then), `changes.csv` lists who the override moved."""
+    run = merge_stores([out], out, rewrite=True)
+    if before is not None:
+        run.changes = changes(before, run.results, regraded=False)
+        atomic_write_text(out / "changes.csv", changes_csv(run.changes))
+    return run
 
 
 def merge_stores(dirs: list[Path], out: Path, junit: Path | None = None, *, published: bool | None = None,

@@ -1,9 +1,10 @@
 """File names for per-student outputs: safe anywhere, and never shared by two students.
 
-The readable part is the student's name with everything but letters, digits, '.', '_' and '-'
-replaced; a hash of the student's key follows it, so `alice~smith` and `alice_smith` (or a name
-crafted to look like another's) never write the same file. The same student gets the same name in
-every run and every shard.
+The readable part is the student's name and their id (two "Li, Wei" are `Li_Wei-1006-...` and
+`Li_Wei-1007-...`), with everything but letters, digits, '.', '_' and '-' replaced; a hash of the
+student's key follows it, so `alice~smith` and `alice_smith` (or a name crafted to look like another's)
+never write the same file. The same student gets the same name in every run and every shard.
+`student_label` is the same idea for a person reading a list: the name with the id beside it.
 """
 
 from __future__ import annotations
@@ -17,9 +18,22 @@ from grader.intake.platforms import GRADESCOPE_FOLDER, MOODLE_FOLDER
 from grader.report.models import Report
 
 
-def student_filename(key: str, label: str) -> str:
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("._-")[:60] or "student"
-    return f"{slug}-{hashlib.sha256(key.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
+def _slug(text: str, limit: int) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._-")[:limit]
+
+
+def student_filename(key: str, label: str, id: str = "") -> str:
+    """`label` is the name; `id`, when it is not the name itself, follows it (kept whole however long the name)."""
+    parts = [_slug(label, 60) or "student", *([_slug(id, 40)] if id and id != label and _slug(id, 40) else [])]
+    return f"{'-'.join(parts)}-{hashlib.sha256(key.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
+
+
+def student_label(student: Student) -> str:
+    """A student as every list an instructor reads names them (the summary, the run's lines on stderr): the
+    name and, when there is one that is not the name itself, the id, so two students of one name stay apart."""
+    if student.id and student.name and student.id != student.name:
+        return f"{student.name} ({student.id})"
+    return student.name or student.id
 
 
 def handed_back(report: Report, student: Student) -> Report:

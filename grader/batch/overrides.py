@@ -8,6 +8,11 @@ so: an adjustment made for one file is never silently kept for another.
 
 A rerun compares each student's total with the last run's (overrides applied to both) and writes who moved,
 and why, to `changes.csv`.
+
+An override is the instructor's explicit decision and is applied as given, even where it lifts the total above
+the cap that the rubric's severity band sets for the file's bug (a check's points moved past a leak's 50): that
+is never silent. `above_band` says it, in the row's `Notes`, on its `changes.csv` row, in the summary's list of
+overrides and when `override` records it. Points beyond a check's own maximum are refused.
 """
 
 from __future__ import annotations
@@ -19,10 +24,12 @@ from pathlib import Path
 
 from grader.batch.gradebook import cell
 from grader.batch.models import Override, StudentResult
+from grader.batch.names import student_label
 from grader.batch.store import STORE_NAME, Store, latest_fingerprint
 from grader.intake.collect import InputError
-from grader.report.models import Adjustment
-from grader.report.view import score_text
+from grader.report.models import Adjustment, Report
+from grader.report.view import points_text, score_text
+from grader.rubric.results import binding_band
 
 
 def apply_overrides(results: list[StudentResult], overrides: list[Override]) -> list[str]:
@@ -39,7 +46,7 @@ def apply_overrides(results: list[StudentResult], overrides: list[Override]) -> 
             line = (f"the override of {what} ({o.reason}) was made for another submission and is not applied: "
                     "record it again if it still holds")
             r.student.notes.append(line)
-            stale.append(f"{r.student.name or r.student.id}: {line}")
+            stale.append(f"{student_label(r.student)}: {line}")
             continue
         rep = r.report
         if o.check:
@@ -53,7 +60,24 @@ def apply_overrides(results: list[StudentResult], overrides: list[Override]) -> 
         r.report = rep.model_copy(update={"checks": checks, "score": round(score, 6),
                                           "adjustments": [*rep.adjustments, adjustment]})
         r.student.notes.append(f"override of {what}: {o.reason}")
+    for r in by_key.values():
+        if r.report is not None and (note := above_band(r.report)):
+            r.student.notes.append(note)
     return stale
+
+
+def above_band(report: Report) -> str:
+    """One sentence when the instructor's overrides put the total above the cap of the severity band that the
+    file's own failing check sets (the rubric's `ceiling`), "" otherwise."""
+    band = binding_band(report.checks)
+    if band is None or not report.adjustments:
+        return ""
+    cap = round(band.ceiling * report.max_score, 6)
+    if report.score <= cap + 1e-6:
+        return ""
+    return (f"the instructor's override puts the total at {points_text(report.score, report.max_score)}, above the "
+            f"{points_text(cap, report.max_score)} that the rubric's severity band for \u201c{band.title}\u201d "
+            f"({band.id}) allows this file")
 
 
 def find_student(results: list[StudentResult], who: str) -> StudentResult:
@@ -83,7 +107,7 @@ def record_override(out: Path, who: str, *, reason: str, score: float | None = N
     try:
         r = find_student(store.results(), who)
         if r.report is None:
-            raise InputError(f"{r.student.name or r.student.id} has no graded submission to adjust ({r.status})")
+            raise InputError(f"{student_label(r.student)} has no graded submission to adjust ({r.status})")
         if check:
             c = next((c for c in r.report.checks if c.id == check), None)
             if c is None:
@@ -101,6 +125,22 @@ def record_override(out: Path, who: str, *, reason: str, score: float | None = N
     finally:
         store.close()
     return r, override
+
+
+def as_reported(out: Path) -> list[StudentResult]:
+    """The class as OUT's outputs report it now (every override applied): what an override's rewrite is compared
+    with, so its `changes.csv` row says who moved and why."""
+    path = out / STORE_NAME
+    fingerprint = latest_fingerprint(path) if path.is_file() else None
+    if fingerprint is None:
+        return []
+    store = Store(path, rubric=fingerprint[0], secret=fingerprint[1])
+    try:
+        results, overrides = store.results(), store.overrides()
+    finally:
+        store.close()
+    apply_overrides(results, overrides)
+    return results
 
 
 @dataclass(frozen=True)
@@ -125,11 +165,16 @@ def changes(before: list[StudentResult], after: list[StudentResult], *, regraded
         if a == b:
             continue
         why = ("a new submission" if was.student.source_sha256 != r.student.source_sha256
-               else "an override" if [x.model_dump() for x in (was.report.adjustments if was.report else [])]
+               else _an_override(r.report) if [x.model_dump() for x in (was.report.adjustments if was.report else [])]
                != [x.model_dump() for x in (r.report.adjustments if r.report else [])]
                else "the rubric or grader changed" if regraded else "regraded")
         moved.append(Change(r, a, b, why))
     return moved
+
+
+def _an_override(report: Report | None) -> str:
+    note = above_band(report) if report is not None else ""
+    return f"an override ({note})" if note else "an override"
 
 
 def changes_csv(moved: list[Change]) -> str:
@@ -137,8 +182,9 @@ def changes_csv(moved: list[Change]) -> str:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["Student", "ID", "Before", "After", "Change", "Why"])
     for m in moved:
-        delta = (m.after or 0.0) - (m.before or 0.0)
+        delta = round((m.after or 0.0) - (m.before or 0.0), 6)
         writer.writerow([cell(m.student.student.name), cell(m.student.student.id),
                          "" if m.before is None else score_text(m.before),
-                         "" if m.after is None else score_text(m.after), f"{delta:+g}", m.why])
+                         "" if m.after is None else score_text(m.after),
+                         f"+{score_text(delta)}" if delta > 0 else score_text(delta), cell(m.why)])
     return buf.getvalue()

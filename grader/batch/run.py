@@ -9,6 +9,7 @@ others: a failure while judging it is that student's `grader_error`, and the run
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -202,6 +203,21 @@ def _private_dir(path: Path) -> Path:
     return path
 
 
+STAGED = "staged"  # under --out: the files being graded, only while a run grades (removed once empty)
+
+
+def _staging(out: Path | None) -> Path:
+    if out is None:
+        return Path(tempfile.mkdtemp(prefix="run-"))
+    for attempt in range(5):
+        try:
+            return Path(tempfile.mkdtemp(prefix="run-", dir=_private_dir(out / STAGED)))
+        except FileNotFoundError:  # another run into this --out removed the emptied folder just then
+            if attempt == 4:
+                raise
+    raise AssertionError("unreachable")
+
+
 def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path | None,
                 shard: tuple[int, int] | None = None, hidden: Iterable[Path] = (), workers: int = 2,
                 sandboxes: list[Sandbox] | None = None, progress: bool = False, junit: Path | None = None,
@@ -216,7 +232,7 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
     last_run = store.latest()
     before = store.results(last_run) if last_run else []
     apply_overrides(before, overrides)  # the last run as it was reported
-    names = {p.student.key: student_filename(p.student.key, p.student.name or p.student.id) for p in people}
+    names = {p.student.key: student_filename(p.student.key, p.student.name or p.student.id, p.student.id) for p in people}
     reports: dict[str, Report] = {}
     errors: dict[str, str] = {}
     for p in people:
@@ -236,7 +252,7 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
     if out:
         _private_dir(out / "reports")
     # Each run stages its own copies: two runs sharing an --out never truncate or delete each other's.
-    staging = Path(tempfile.mkdtemp(prefix="run-", dir=_private_dir(out / "staged") if out else None))
+    staging = _staging(out)
     results: dict[str, StudentResult] = {}
 
     def finish(p: Prepared) -> StudentResult:
@@ -294,6 +310,9 @@ def grade_class(intake: Intake, *, rubric: Rubric, secret: str | None, out: Path
         if judges is not None:
             judges.close()
         shutil.rmtree(staging, ignore_errors=True)
+        if out:
+            with contextlib.suppress(OSError):  # still in use by another run into this --out: it removes it
+                (out / STAGED).rmdir()
     ordered = [results[p.student.key] for p in people]
     store.record(ordered, intake.skipped)
     store.record_run(ShardRecord(

@@ -6,8 +6,11 @@ import statistics
 from collections import Counter
 
 from grader.batch.models import CheckTally, ClassSummary, MisconceptionTally, StudentResult, SummaryRow
+from grader.batch.names import student_label
+from grader.batch.overrides import above_band
 from grader.batch.review import review_items
 from grader.intake.models import Skipped
+from grader.report.view import adjustment_text
 
 
 def summarize(results: list[StudentResult], skipped: list[Skipped] = ()) -> ClassSummary:
@@ -43,8 +46,10 @@ def summarize(results: list[StudentResult], skipped: list[Skipped] = ()) -> Clas
 def _row(r: StudentResult) -> SummaryRow:
     rep = r.report
     return SummaryRow(
-        student=r.student.key, name=r.student.name or r.student.id, submission=r.student.submission, status=r.status,
+        student=r.student.key, name=student_label(r.student), submission=r.student.submission, status=r.status,
         score=rep.score if rep else None, max_score=rep.max_score if rep else 0.0,
         wall_s=rep.runtime.wall_s if rep else 0.0, errors=sum(c.status == "error" for c in rep.checks) if rep else 0,
         diagnoses=[d.id for d in rep.diagnoses] if rep else [], report=r.report_name if rep else "",
+        adjusted=[adjustment_text(a, rep) for a in rep.adjustments] + ([above] if (above := above_band(rep)) else [])
+        if rep else [],
     )

@@ -12,6 +12,7 @@ import torch
 from grader.checks import expected
 from grader.checks.base import HEAD, TRAINABLE, CheckOutcome, check
 from grader.checks.observations import (
+    ENTRY_OF_TARGET,
     Cases,
     Observations,
     TolFn,
@@ -29,6 +30,14 @@ _SLIPS = {
     "swapped": "returned (weights, out) instead of (out, weights)",
     "list": "returned a list instead of a tuple",
     "extra_dim": "added leading dimensions of size 1 to both results",
+    "lone_out": "returned out alone instead of the pair (out, weights)",
+}
+# How each entry point's `return out` alone was read (sandbox/runner.py): a function's weights through a second
+# call with the identity as values; a module computes its own values, so its weights stay unknown.
+_LONE_READ = {
+    "causal_attention": "Its weights were read as what it returns for the same queries and keys with the identity "
+                        "as values (out = weights @ I), so the math is graded through that reading",
+    "SingleHead": "Its weights are unknown, so its output alone is compared and its weights are not judged",
 }
 
 
@@ -59,13 +68,13 @@ def computes_attention(obs: Observations, tol: TolFn) -> CheckOutcome:
        property=True)
 def return_contract(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
-    slips: dict[str, str] = {}
+    slips: dict[tuple[str, str], str] = {}  # (slip, entry point) -> the first probe it was seen on
     for probe in obs.probes.probes:
         if probe.family not in ("worked", "rand", "head"):
             continue
         reply = obs.reply(probe.id)
         for slip in reply.meta.get("slips", []):
-            slips.setdefault(slip, probe.id)
+            slips.setdefault((slip, ENTRY_OF_TARGET.get(probe.call.meta.get("target"), "causal_attention")), probe.id)
         if not reply.ok:
             if reply.error_type == "WrongReturnType":
                 cases.fail(f"causal_attention should return the pair (out, weights) but on {shapes(probe)} it "
@@ -79,10 +88,11 @@ def return_contract(obs: Observations, tol: TolFn) -> CheckOutcome:
         cases.check(tuple(out.shape) == want_out and tuple(w.shape) == want_w,
                     f"For {shapes(probe)} out should be {want_out} (..., T, d_v) and weights {want_w} (..., T, T).",
                     f"out {want_out}, weights {want_w}", f"out {tuple(out.shape)}, weights {tuple(w.shape)}")
-    for slip, pid in slips.items():
-        cases.fail(f"causal_attention {_SLIPS[slip]} (first on {describe(obs.probes.by_id[pid])}). The results were read through that "
-                   "slip, so the math is graded as it is; return exactly (out, weights) as a tuple.",
-                   "(out, weights)", _SLIPS[slip])
+    for (slip, entry), pid in slips.items():
+        read = (_LONE_READ[entry] if slip == "lone_out"
+                else "The results were read through that slip, so the math is graded as it is")
+        cases.fail(f"{entry} {_SLIPS[slip]} (first on {describe(obs.probes.by_id[pid])}). {read}; return exactly "
+                   "(out, weights) as a tuple.", "(out, weights)", _SLIPS[slip])
     return cases.outcome()
 
 
@@ -233,6 +243,8 @@ def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
         own = obs.reply(f"{probe.id}.attention")  # its own causal_attention on these projections
         for name in ("out", "weights"):
             got, wanted = reply.tensors.get(name), tuple(want[name].shape)
+            if got is None and name == "weights" and "lone_out" in reply.meta.get("slips", []):
+                continue  # `return out` alone: return_contract deducts it once and says the weights are unknown
             x = tuple(probe.t["x"].shape)
             if got is None or tuple(got.shape) != wanted:
                 cases.fail(f"SingleHead {name} for input {x} should have shape {wanted}; it came back "

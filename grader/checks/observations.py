@@ -48,7 +48,9 @@ class Reply:
         if meta is None:
             return cls(False, error_type="protocol_error", error="the reply's fields have the wrong types")
         clean = meta.model_dump(exclude_none=True)
-        if meta.ok and not {"out", "weights"} <= frame.tensors.keys():
+        # A head's `return out` alone comes back without weights (the runner reads a function's through v = I).
+        lone = "lone_out" in meta.slips and "out" in frame.tensors
+        if meta.ok and not ({"out", "weights"} <= frame.tensors.keys() or lone):
             return cls(False, error_type="protocol_error", error="a reply claimed success without out and weights")
         if meta.ok:
             return cls(True, frame.tensors, clean)

@@ -1023,6 +1023,9 @@ def wrong_return_type(ctx: Context) -> Facts | None:
     listed = next((p for p, r in ctx.attention() if "list" in r.meta.get("slips", [])), None)
     if listed is not None:  # read through as a pair by the runner, still not the tuple the contract asks
         return {"what": "a list instead of a tuple", "on": inputs(listed)}
+    lone = next((p for p, r in ctx.attention() if "lone_out" in r.meta.get("slips", [])), None)
+    if lone is not None:  # `return out` alone, its weights read by the runner (v = I): still not the pair
+        return {"what": "out alone instead of the pair (out, weights)", "on": inputs(lone)}
     found = next(((p, r) for p, r in ctx.attention() if r.error_type == "WrongReturnType"), None)
     if found is None:
         return None

@@ -23,10 +23,10 @@ from grader.report.view import (
     needs_work,
     not_written_text,
     points_cell,
-    points_formatter,
     printable,
     problems,
     score_line,
+    score_text,
     study_text,
     to_do,
     truncate,
@@ -119,8 +119,7 @@ def render_fragment(report: Report, *, audience: Audience = "student", published
     whole = report
     report, held_back = for_audience(report, audience, published=published)
     checks = report.checks
-    fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
-                           + [report.score, report.max_score])
+    fmt = score_text  # one rule for points in every output (report.view.score_text)
     bad = needs_work(checks)
     parts = [f'<div class="grader-report"><style>{_CSS}</style>',
              f"<h1>Attention check: {_e(report.submission)}</h1>",

@@ -19,9 +19,9 @@ from grader.report.view import (
     needs_work,
     not_written_text,
     points_cell,
-    points_formatter,
     printable,
     score_line,
+    score_text,
     status_word,
     study_text,
     truncate,
@@ -95,8 +95,7 @@ def render_markdown(report: Report, *, audience: Audience = "student", published
     whole = report
     report, held_back = for_audience(report, audience, published=published)
     checks = report.checks
-    fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
-                           + [report.score, report.max_score])
+    fmt = score_text  # one rule for points in every output (report.view.score_text)
     lines = [f"# Attention check: {md_escape(report.submission)}", "",
              f"**{score_line(report, audience, held_back, published=published)}**", "",
              *([md_escape(unseen), ""] if (unseen := unseen_cap_line(checks)) else []),

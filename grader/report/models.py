@@ -114,6 +114,8 @@ class SummaryRow(_Model):
     errors: int = Field(0, description="Checks that ended in an error (the code raised, hung or crashed).")
     diagnoses: list[str] = []
     report: str = Field("", description="File stem of the student's reports (reports/STEM.json, feedback/STEM.md).")
+    adjusted: list[str] = Field([], description="The instructor's overrides applied to this row, in words, and when "
+                                                "they lift the total above a severity band's cap, that too.")
 
 
 class ReviewItem(_Model):

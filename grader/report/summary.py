@@ -48,7 +48,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 <body>
 <h1>Class summary</h1>
 <p id="totals">{{ s.students }} students: {{ s.submissions }} graded, {{ s.no_submission }} without a submission,
-{{ s.ungradable }} handed in nothing gradable, {{ s.grader_errors }} grader errors. Score mean {{ "%.1f"|format(s.mean) }}, median {{ "%.1f"|format(s.median) }},
+{{ s.ungradable }} handed in nothing gradable, {{ s.grader_errors }} grader errors. Score mean {{ s.mean|score }}, median {{ s.median|score }},
 range {{ s.min|score }} to {{ s.max|score }} (of {{ s.max_score|score }}).</p>
 {% if histogram %}<figure><img id="histogram" alt="Histogram of scores" src="data:image/png;base64,{{ histogram }}">
 <figcaption>Scores of the graded submissions.</figcaption></figure>{% endif %}
@@ -56,9 +56,13 @@ range {{ s.min|score }} to {{ s.max|score }} (of {{ s.max_score|score }}).</p>
 <h2>Needs a human</h2>
 <p class="note">Look at these before importing the gradebook (also in review.csv).</p>
 {% if s.review %}<table id="review"><tr><th>student</th><th>status</th><th>what</th><th>detail</th></tr>
-{% for i in s.review %}<tr><td>{{ i.name or i.student }}</td><td>{{ i.status|replace("_", " ") }}</td>
+{% for i in s.review %}<tr><td>{{ names.get(i.student) or i.name or i.student }}</td><td>{{ i.status|replace("_", " ") }}</td>
 <td>{{ i.kind|replace("_", " ") }}</td><td>{{ i.detail }}</td></tr>
 {% endfor %}</table>{% else %}<p>Nothing.</p>{% endif %}
+
+<h2>Overrides</h2>
+{% if adjusted %}<ul id="overrides">{% for r in adjusted %}{% for a in r.adjusted %}<li>{{ r.name }}: {{ a }}</li>{% endfor %}{% endfor %}</ul>
+{% else %}<p>None.</p>{% endif %}
 
 <h2>Pass rate per check</h2>
 <table id="checks"><tr><th>check</th><th>passed</th><th>failed</th><th>error</th><th>skipped</th><th>pass rate</th></tr>
@@ -70,7 +74,7 @@ range {{ s.min|score }} to {{ s.max|score }} (of {{ s.max_score|score }}).</p>
 <h2>Misconceptions</h2>
 {% if s.misconceptions %}<table id="misconceptions"><tr><th>misconception</th><th>students</th><th>who</th></tr>
 {% for m in s.misconceptions %}<tr><td>{{ m.title }} <span class="note">({{ m.id }})</span></td><td class="num">{{ m.count }}</td>
-<td>{% for who in m.students %}{{ names.get(who) or who }}{% if not loop.last %}, {% endif %}{% endfor %}</td></tr>
+<td>{% for who in m.students %}{{ names.get(who) or who }}{% if not loop.last %}; {% endif %}{% endfor %}</td></tr>
 {% endfor %}</table>{% else %}<p>No misconception was diagnosed.</p>{% endif %}
 
 <h2>Slowest submissions</h2>
@@ -145,13 +149,15 @@ def histogram_png(summary: ClassSummary) -> str | None:
 
 
 def names(summary: ClassSummary) -> dict[str, str]:
-    """Student key -> the name a person reads (the summary keeps keys: they are unique and stable)."""
+    """Student key -> the name a person reads, with the id beside it (`batch.names.student_label`; the summary
+    keeps keys: they are unique and stable)."""
     return {r.student: r.name for r in summary.rows if r.name}
 
 
 def render_summary_html(summary: ClassSummary) -> str:
     return _PAGE.render(s=summary, names=names(summary), histogram=histogram_png(summary), slowest=slowest(summary),
-                        failing=failing(summary), links=_links, not_listed=NOT_LISTED)
+                        failing=failing(summary), links=_links, not_listed=NOT_LISTED,
+                        adjusted=[r for r in summary.rows if r.adjusted])
 
 
 def render_summary_markdown(summary: ClassSummary) -> str:
@@ -161,19 +167,21 @@ def render_summary_markdown(summary: ClassSummary) -> str:
     lines = ["# Class summary", "",
              f"{s.students} students: {s.submissions} graded, {s.no_submission} without a submission, "
              f"{s.ungradable} handed in nothing gradable, "
-             f"{s.grader_errors} grader errors. Score mean {s.mean:.1f}, median {s.median:.1f}, "
+             f"{s.grader_errors} grader errors. Score mean {score_text(s.mean)}, median {score_text(s.median)}, "
              f"range {score_text(s.min)} to {score_text(s.max)} (of {score_text(s.max_score)}).", "",
              "## Needs a human", "", "Look at these before importing the gradebook (also in review.csv).", ""]
-    lines += [f"- {md_escape(i.name or i.student)} ({i.status.replace('_', ' ')}): {i.kind.replace('_', ' ')}: "
-              f"{md_escape(i.detail)}" for i in s.review] or ["Nothing."]
+    who = names(s)
+    lines += [f"- {md_escape(who.get(i.student) or i.name or i.student)} ({i.status.replace('_', ' ')}): "
+              f"{i.kind.replace('_', ' ')}: {md_escape(i.detail)}" for i in s.review] or ["Nothing."]
+    lines += ["", "## Overrides", ""]
+    lines += [f"- {md_escape(r.name)}: {md_escape(a)}" for r in s.rows for a in r.adjusted] or ["None."]
     lines += ["", "## Pass rate per check", "", "| check | passed | failed | error | skipped | pass rate |",
               "|---|---:|---:|---:|---:|---:|"]
     lines += [f"| {md_escape(c.title)} | {c.passed} | {c.failed} | {c.error} | {c.skipped} | {c.pass_rate:.0%} |"
               for c in s.checks]
     lines += ["", "## Misconceptions", ""]
-    who = names(s)
     lines += [f"- **{md_escape(m.title)}** ({md_escape(m.id)}): {m.count}: "
-              f"{md_escape(', '.join(who.get(k) or k for k in m.students))}"
+              f"{md_escape('; '.join(who.get(k) or k for k in m.students))}"
               for m in s.misconceptions] or ["No misconception was diagnosed."]
     lines += ["", "## Slowest submissions", ""]
     lines += [f"- {md_escape(r.name)}: {r.wall_s:.2f} s" for r in slowest(s)]

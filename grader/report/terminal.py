@@ -24,11 +24,11 @@ from grader.report.view import (
     held_back_note,
     isolation_text,
     not_written_text,
-    points_formatter,
     points_text,
     printable,
     problems,
     score_line,
+    score_text,
     shown_checks,
     status_word,
     study_text,
@@ -60,8 +60,7 @@ def render_terminal(report: Report, *, console: Console | None = None, audience:
     if details is None:
         details = DETAILS[audience]
     checks, held_back = shown_checks(report, audience)
-    fmt = points_formatter([c.score for c in checks] + [c.max_score for c in checks]
-                           + [report.score, report.max_score])
+    fmt = score_text  # one rule for points in every output (report.view.score_text)
     # Pad score and maximum separately so both the slashes and the last digits line up; a check
     # worth nothing shows no score.
     scored = [c for c in checks if c.max_score]
@@ -207,7 +206,7 @@ def _render_rich(report, console, audience, checks, held_back, points, fmt, deta
 def render_class_summary(summary, *, console: Console | None = None) -> None:
     """A class at a glance (a batch.ClassSummary): scores, how each check fared, the commonest misconceptions."""
     console = console or Console()
-    console.print(f"\n{summary.submissions} submissions: mean {summary.mean:.1f}, median {summary.median:.1f}, "
+    console.print(f"\n{summary.submissions} submissions: mean {score_text(summary.mean)}, median {score_text(summary.median)}, "
                   f"min {points_text(summary.min, summary.max_score)}, max {points_text(summary.max, summary.max_score)}")
     checks = Table("check", "passed", "failed", "error", "skipped", box=box.SIMPLE, title="Checks")
     for c in summary.checks:

@@ -209,19 +209,6 @@ def headline(report: Report, checks: Sequence[CheckReport], *, pictures: bool = 
     return f"{need} Start with the diagnosis below." if report.diagnoses else need
 
 
-def points_formatter(values: Sequence[float]) -> Callable[[float], str]:
-    """One decimal count for a whole column (at most 2), so the points line up."""
-    decimals = 0
-    for v in values:
-        for d in range(3):
-            if abs(round(v, d) - v) < 1e-9:
-                decimals = max(decimals, d)
-                break
-        else:
-            decimals = 2
-    return lambda v: f"{v:.{decimals}f}"
-
-
 # Characters that steer a display instead of showing: C0/C1 controls (ESC, the 8-bit CSI U+009B,
 # carriage return...), format characters (bidi overrides and isolates, zero-width ones), line and
 # paragraph separators, lone surrogates (an undecodable byte of a file name, written back raw),

@@ -38,7 +38,8 @@ class ReplyMeta(_Meta):
     error_type: Text | None = None
     error_message: Text = ""
     error_mro: list[str] = Field(default=[], max_length=12)  # the exception's classes, most derived first
-    slips: list[Literal["list", "swapped", "extra_dim"]] = []  # return-contract slips the runner read through
+    # Return-contract slips the runner read through (`lone_out`: `return out` alone, see runner._weights_read).
+    slips: list[Literal["list", "swapped", "extra_dim", "lone_out"]] = []
     grad: Literal["ok", "detached"] | None = None
     grad_missing: list[str] = []
     n_params: int | None = None

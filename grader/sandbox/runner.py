@@ -322,6 +322,23 @@ def _pair(result: Any, lead: tuple[int, ...], T: int, d_v: int) -> tuple[torch.T
     return first, second, slips
 
 
+def _lone_out(result: Any, lead: tuple[int, ...], T: int, d_v: int) -> bool:
+    """`return out` alone: one plain tensor of the output's shape (..., T, d_v)."""
+    return type(result) is torch.Tensor and tuple(result.shape) == (*lead, T, d_v)
+
+
+def _weights_read(module: ModuleType, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """The weights of a `return out` alone, read as what the same function returns for the same queries and keys
+    with the identity as values (out = weights @ I = weights), so its math is graded through that reading (the
+    reply names the slip, `lone_out`). A reading that fails leaves the slip what it was: no pair returned."""
+    n = v.shape[-2]
+    eye = torch.eye(n, dtype=v.dtype).expand(*v.shape[:-2], n, n).clone()
+    got = module.causal_attention(q, k, eye)
+    if type(got) is not torch.Tensor or tuple(got.shape) != (*q.shape[:-2], q.shape[-2], n):
+        raise ReturnContractError("expected a pair (out, weights), got Tensor")
+    return got
+
+
 def _backward(out: torch.Tensor, grad_out: torch.Tensor, inputs: dict[str, torch.Tensor]) -> tuple[dict, dict]:
     """Send the grader's upstream gradient back; report which inputs received one."""
     if not out.requires_grad:
@@ -350,7 +367,11 @@ def _attention(module: ModuleType, call: Frame) -> tuple[dict, dict]:
         leaves = {n: t.requires_grad_(True) for n, t in zip("qkv", (q, k, v), strict=True)}
         q, k, v = (t.clone() for t in leaves.values())
     lead, T = tuple(q.shape[:-2]), q.shape[-2] if q.dim() >= 2 else 0
-    out, weights, slips = _pair(module.causal_attention(q, k, v), lead, T, v.shape[-1] if v.dim() else 0)
+    result, read = module.causal_attention(q, k, v), []
+    if _lone_out(result, lead, T, v.shape[-1] if v.dim() else 0):
+        result, read = (result, _weights_read(module, q, k, v)), ["lone_out"]
+    out, weights, slips = _pair(result, lead, T, v.shape[-1] if v.dim() else 0)
+    slips = read + slips
     tensors = {"out": out.detach(), "weights": weights.detach()}
     meta: dict[str, Any] = {"slips": slips} if slips else {}
     if want_grad:
@@ -390,10 +411,14 @@ def _head(module: ModuleType, call: Frame) -> tuple[dict, dict]:
                     "stores its weight as (width, n_embd)")
             weight.copy_(given)
     x = call.tensors["x"]
-    out, weights, slips = _pair(head(x.clone()), tuple(x.shape[:-2]), x.shape[-2], m.get("d_v") or m["d_k"])
+    result = head(x.clone())
+    if _lone_out(result, tuple(x.shape[:-2]), x.shape[-2], m.get("d_v") or m["d_k"]):
+        out, weights, slips = result, None, ["lone_out"]  # its weights stay unknown: the head's checks say so
+    else:
+        out, weights, slips = _pair(result, tuple(x.shape[:-2]), x.shape[-2], m.get("d_v") or m["d_k"])
     if slips:
         meta["slips"] = slips
-    tensors = {"out": out.detach(), "weights": weights.detach()}
+    tensors = {"out": out.detach()} | ({"weights": weights.detach()} if weights is not None else {})
     params = {name: getattr(head, name).weight for name in ("query", "key", "value")}
     grads, grad_meta = _backward(out, call.tensors["grad_out"], params)
     return tensors | grads, meta | grad_meta

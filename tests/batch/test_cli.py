@@ -41,7 +41,8 @@ def test_class_run_json_then_summary_line_then_merge(tmp_path):
     again = _grader("grade", str(cls), "--out", str(out))
     assert again.returncode == 0, again.stderr
     summary = [line for line in again.stderr.splitlines() if line.startswith("graded ")]
-    assert len(summary) == 1 and "0 graded now, 2 from the store, 0 without a submission, 1 ungradable" in summary[0]
+    assert len(summary) == 1 and ("2 graded (0 graded now from 0 distinct file(s), 2 from the store), 1 ungradable, 0 without a submission, "
+                                  "0 grader errors") in summary[0]
     assert "pipe_9_3_attention.py: a FIFO" in again.stderr
 
     merged = _grader("merge", str(out), "--out", str(tmp_path / "merged"))

@@ -62,8 +62,8 @@ def test_class_run_hands_back_titles_by_file_and_lists_similar_pairs_by_name(tmp
     assert any("../export/" in p.read_text() for p in (work / "results" / "reports").glob("*.json"))
     summary = (work / "results" / "summary.md").read_text()
     similar = summary[summary.index("## Similar submissions"):summary.index("## Every student")]
-    assert "smithjohn; wilsonamy: identical" in similar, similar
+    assert "smithjohn (1002); wilsonamy (1009): identical" in similar, similar
     assert "canvas:" not in similar
     html = (work / "results" / "summary.html").read_text()
     table = html[html.index('id="similar"'):html.index("Every student")]
-    assert "smithjohn; wilsonamy" in table and "canvas:" not in table
+    assert "smithjohn (1002); wilsonamy (1009)" in table and "canvas:" not in table

@@ -161,9 +161,28 @@ def test_a_row_waiting_for_a_human_is_held_out_of_the_import_files(tmp_path, kin
     paths, left_out = _write(tmp_path, results, lms_export("canvas", assignment="Attention (12345)"))
     rows = list(csv.reader(io.StringIO(paths[0].read_text(encoding="utf-8"))))
     assert [r[1] for r in rows[1:]] == ["1002"]  # García held back; the other graded row stays
-    assert any(line.startswith("García, Ana: held out of canvas-import.csv") and "review.csv" in line
+    assert any(line.startswith("García, Ana (1001): held out of canvas-import.csv") and "review.csv" in line
                for line in left_out), left_out
     assert not any("1001" in n for n in zipfile.ZipFile(paths[1]).namelist())
     results[0].student.flags.clear()  # the control: unflagged, she is imported
     paths, _ = _write(tmp_path, results, lms_export("canvas", assignment="Attention (12345)"))
     assert [r[1] for r in list(csv.reader(io.StringIO(paths[0].read_text(encoding="utf-8"))))[1:]] == ["1001", "1002"]
+
+
+def test_the_moodle_comment_says_an_override_beside_the_grade_it_set(tmp_path):
+    # Found by an instructor's trial: a total set to 60 went into Grade beside "Checks shown here: 43.5 / 87"
+    # and nothing about the adjustment, which only the feedback file told.
+    from grader.report.models import Adjustment
+
+    worksheet = tmp_path / "worksheet.csv"
+    worksheet.write_text(WORKSHEET)
+    results = moodle_class()
+    rep = results[1].report
+    results[1].report = rep.model_copy(update={"score": 6.0, "adjustments": [
+        Adjustment(target="total", was=rep.score, now=6.0, reason="Partial credit after we talked")]})
+    (grades, _), _ = _write(tmp_path, results, lms_export("moodle", roster=worksheet))
+    rows = list(csv.DictReader(io.StringIO(grades.read_text())))
+    comment = next(r for r in rows if r["Identifier"] == "Participant 576318")["Feedback comments"]
+    assert next(r for r in rows if r["Identifier"] == "Participant 576318")["Grade"] == "6"
+    assert "Adjusted by your instructor: Your total was adjusted. Partial credit after we talked." in comment
+    assert "Adjusted" not in next(r for r in rows if r["Identifier"] == "Participant 576317")["Feedback comments"]

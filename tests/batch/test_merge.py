@@ -128,3 +128,16 @@ def test_merge_into_one_of_its_shards_is_refused_and_leaves_the_shard_as_it_was(
     fine = subprocess.run([sys.executable, "-m", "grader", "merge", str(one), str(two), "--out", str(tmp_path / "m")],
                           capture_output=True, text=True, env=env, timeout=300)
     assert fine.returncode == 0, fine.stderr
+
+
+def test_a_refusal_names_every_reason_a_store_does_not_belong():
+    # Found by an instructor's trial: `merge shard1 results`, results a plain run with another rubric, said only
+    # "another rubric or secret", not that it is no shard of this split either.
+    from grader.batch.merge import check_shards
+    from grader.batch.store import ShardRecord
+
+    shard = ShardRecord(listing="class", shard=1, shards=2, rubric="r1", secret="s", students=4)
+    plain = ShardRecord(listing="class", shard=1, shards=1, rubric="r2", secret="s", students=4)
+    problems = check_shards([(Path("shard1"), [shard]), (Path("results"), [plain])])
+    assert any("results was graded with another rubric or secret than shard1" in p for p in problems), problems
+    assert any(p.startswith("results (shard 1/1") and "another split" in p for p in problems), problems

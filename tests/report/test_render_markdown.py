@@ -7,7 +7,7 @@ import re
 from support.reports import failing_report, passing_report
 
 from grader.report.markdown import md_code_block, md_escape, render_markdown
-from grader.report.view import points_formatter
+from grader.report.view import score_text
 
 
 def test_failing_report_has_checks_diagnosis_and_fixes():
@@ -16,7 +16,7 @@ def test_failing_report_has_checks_diagnosis_and_fixes():
     assert "**Checks shown here: 2.5 / 10.5 (not your grade" in md and "Score:" not in md
     assert "**Score: 2.5 / 11.5**" in render_markdown(failing_report(), published=True)  # released: the grade
     assert "**Score: 2.5 / 11.5**" in render_markdown(failing_report(), audience="instructor")
-    assert "| Worked example | Worked example | FAILED | 0.0 / 3.0 |" in md
+    assert "| Worked example | Worked example | FAILED | 0 / 3 |" in md
     assert "> **Zero instead of -inf in the mask**" in md
     assert "Reread: *Hide future positions before normalization*" in md
     assert "```text\nweights row 0: [0.333333, 0.333333, 0.333333]\n```" in md
@@ -56,10 +56,14 @@ def test_table_rows_have_matching_column_counts():
         assert len(counts) <= 1, line_block
 
 
-def test_points_share_one_decimal_count():
-    assert [points_formatter([3, 2.5, 10])(v) for v in (3, 2.5, 10)] == ["3.0", "2.5", "10.0"]
-    assert points_formatter([3, 1])(3) == "3"
-    assert points_formatter([1 / 3])(1 / 3) == "0.33"
+def test_points_follow_the_one_rule_of_every_output():
+    # score_text, as the gradebook, the import files and the summary print them: never "0.0 / 15.0" in one
+    # student's copy and "0.00 / 15.00" in another's (found by an instructor trying a class run).
+    text = render_markdown(failing_report())
+    cells = re.findall(r"\| ([0-9.]+ / [0-9.]+) \|", text)
+    assert cells and all(c == f"{score_text(float(a))} / {score_text(float(b))}"
+                         for c, (a, b) in ((c, c.split(" / ")) for c in cells))
+    assert not re.search(r"\b\d+\.0+ /|/ \d+\.0+\b", text)
 
 
 def test_odd_shaped_weights_still_render():

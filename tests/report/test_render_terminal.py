@@ -51,7 +51,7 @@ def test_terminal_gets_table_and_diagnosis_panel(monkeypatch):
     assert _ANSI.search(out)
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
     assert "╭─ Zero instead of -inf in the mask" in plain
-    table = [line for line in plain.splitlines() if line.rstrip().endswith(("/ 3.0", "/ 2.0", "/ 2.5"))]
+    table = [line for line in plain.splitlines() if line.rstrip().endswith(("/   3", "/   2", "/ 2.5"))]
     assert len(table) == 4 and len({len(line.rstrip()) for line in table}) == 1  # right-aligned points
     assert "expected weights row 0: [1.000000, 0.000000, 0.000000]" in plain
 
