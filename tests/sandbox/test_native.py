@@ -9,7 +9,15 @@ import subprocess
 import sys
 
 import pytest
-from sandbox_kit import GALLERY, REFERENCE, TEST_LIMITS, assert_healthy, attention_calls, gallery, needs_namespaces
+from sandbox_kit import (
+    GALLERY,
+    REFERENCE,
+    TEST_LIMITS,
+    assert_healthy,
+    attention_calls,
+    gallery,
+    needs_namespaces,
+)
 
 from grader import grade
 from grader.checks.native import static_native
