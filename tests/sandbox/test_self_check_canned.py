@@ -27,9 +27,10 @@ def _check(path, sandbox):
 
 
 @needs_namespaces
-def test_canned_answers_score_what_the_stub_scores_in_check(sandbox, tmp_path, monkeypatch):
+@pytest.mark.parametrize("name", ["canned_answers", "canned_causal_mean"])
+def test_canned_answers_score_what_the_stub_scores_in_check(sandbox, tmp_path, monkeypatch, name):
     canned = tmp_path / "canned.py"
-    canned.write_text(canned_source())
+    canned.write_text(canned_source(name))
     stub = _check(STUB, sandbox).score
     report = _check(canned, sandbox)
     assert report.score <= stub, {c.id: c.score for c in report.checks if c.score}
@@ -40,8 +41,9 @@ def test_canned_answers_score_what_the_stub_scores_in_check(sandbox, tmp_path, m
 
 
 @needs_namespaces
-def test_nan_everywhere_scores_what_the_stub_scores_in_check(sandbox):
-    assert _check(gallery("nan_everywhere"), sandbox).score <= _check(STUB, sandbox).score
+@pytest.mark.parametrize("name", ["nan_everywhere", "inf_everywhere"])
+def test_nan_everywhere_scores_what_the_stub_scores_in_check(sandbox, name):
+    assert _check(gallery(name), sandbox).score <= _check(STUB, sandbox).score
 
 
 @needs_namespaces
