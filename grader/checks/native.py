@@ -17,7 +17,7 @@ from grader.sandbox.native import MODULES
 
 # Names that lead to native code from Python: the modules, their doors, and the walk that finds their types.
 NAMES = frozenset((*MODULES, "CDLL", "PyDLL", "cdll", "pydll", "pythonapi", "CFUNCTYPE", "PYFUNCTYPE", "dlopen",
-                   "load_library", "__subclasses__"))
+                   "load_library", "__subclasses__", "ExtensionFileLoader", "create_dynamic", "memfd_create"))
 RUNTIME_MARK = "native code: "
 
 

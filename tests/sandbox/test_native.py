@@ -111,3 +111,21 @@ def test_each_fused_door_computes_attention_in_a_plain_process(name):
     q, k, v = (torch.randn(2, 4, 3, dtype=torch.float64) for _ in range(3))
     out, _ = module.causal_attention(q, k, v)
     torch.testing.assert_close(out, torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True))
+
+
+@needs_namespaces
+def test_a_native_library_of_its_own_is_never_mapped_as_code(sandbox):
+    """Written into the scratch directory (mounted noexec) or into a file in memory (memfd_create, refused
+    by the syscall filter): neither loads. The control: in a plain process both load."""
+    res = sandbox.run(gallery("native_dropped_library"), attention_calls(1))
+    assert "LOADED" not in res.output, res.output
+    assert "REFUSED dropped ImportError" in res.output and "failed to map segment" in res.output, res.output
+    assert "REFUSED memfd PermissionError" in res.output, res.output
+    report = grade.grade_file(gallery("native_dropped_library"), sandbox=sandbox, secret="gallery-secret")
+    assert {c.id: c.status for c in report.checks}["forbidden_api"] == "failed" and report.score == 0
+    code = ("import importlib.util, torch\n"
+            f"spec = importlib.util.spec_from_file_location('attack', {str(gallery('native_dropped_library'))!r})\n"
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+            "m.causal_attention(*(torch.randn(2, 4, 3) for _ in range(3)))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.count("LOADED") == 2, done.stdout + done.stderr[-2000:]
