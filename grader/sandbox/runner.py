@@ -67,7 +67,11 @@ _FORBIDDEN_PARTS = ("scaled_dot_product", "multi_head_attention_forward")
 # a private module, an operator namespace loaded later, a JIT lookup, a saved builtin.
 _FUSED_OPERATOR_PARTS = ("scaled_dot_product", "multi_head_attention", "flash_attention", "efficient_attention",
                          "cudnn_attention", "_transformer_encoder_layer", "_fused_sdp", "_triton_")
-_KERNEL_KEYS = ("CPU", "CompositeImplicitAutograd", "CompositeExplicitAutograd", "Autograd")
+# Every CPU backend an operator can have a kernel of its own for, not only plain tensors': native multi-head
+# attention has one for nested tensors, reached directly in inference mode (no autograd key dispatched).
+_KERNEL_KEYS = ("CPU", "NestedTensorCPU", "QuantizedCPU", "SparseCPU", "SparseCsrCPU", "MkldnnCPU",
+                "CompositeImplicitAutograd", "CompositeImplicitAutogradNestedTensor", "CompositeExplicitAutograd",
+                "CompositeExplicitAutogradNonFunctional", "Autograd")
 
 
 def _doors() -> list[tuple[object, str]]:

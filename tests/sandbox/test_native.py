@@ -35,7 +35,8 @@ NATIVE = {
 }
 # What each file prints when the native door opened (in a plain process, the control).
 OPENED = ("NATIVE", "LOADED", "CREATED", "UNHOOKED")
-FUSED_DOORS = ["fused_attribute_walk", "fused_dunder_import", "fused_importlib_rot13", "fused_decomposition_table"]
+FUSED_DOORS = ["fused_attribute_walk", "fused_dunder_import", "fused_importlib_rot13", "fused_decomposition_table",
+               "fused_nested_native_mha"]
 
 
 @pytest.fixture(scope="module")
