@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from grader.sandbox.native import MODULES
+from grader.sandbox import NATIVE_MODULES as MODULES
 
 # Names that lead to native code from Python: the modules, their doors, and the walk that finds their types.
 NAMES = frozenset((*MODULES, "CDLL", "PyDLL", "cdll", "pydll", "pythonapi", "CFUNCTYPE", "PYFUNCTYPE", "dlopen",

@@ -121,7 +121,8 @@ the cgroup quota and the kill at the end, not counted per call without cgroups; 
 
 from grader.sandbox.client import Sandbox
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
+from grader.sandbox.native import MODULES as NATIVE_MODULES
 from grader.sandbox.trusted import answer_trusted
 from grader.sandbox.wire import Frame
 
-__all__ = ["Failure", "Frame", "Limits", "RunResult", "Sandbox", "SandboxError", "answer_trusted"]
+__all__ = ["NATIVE_MODULES", "Failure", "Frame", "Limits", "RunResult", "Sandbox", "SandboxError", "answer_trusted"]
