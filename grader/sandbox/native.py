@@ -59,18 +59,30 @@ def _hook() -> types.FunctionType:
     return scope["native_code_refused"]
 
 
-def _scrub() -> None:
-    """Out of sys.modules and out of every module's namespace: what is left is only an object graph."""
+_HOLDERS: list[tuple[dict, str]] | None = None  # (a namespace, a name in it) that holds a native module
+
+
+def find_holders() -> None:
+    """Where the native modules are held, found once in the server (`runner.seal`): a child that read every
+    module's namespace itself would touch the reference count of every object, copying the whole heap."""
+    global _HOLDERS
     gone = {id(m) for name, m in sys.modules.items() if name.partition(".")[0] in MODULES}
-    for name in [n for n in sys.modules if n.partition(".")[0] in MODULES]:
-        del sys.modules[name]
+    holders = [(sys.modules, name) for name in sys.modules if name.partition(".")[0] in MODULES]
     for module in list(sys.modules.values()):
         try:
             names = vars(module)
         except TypeError:
             continue
-        for attr in [a for a, v in list(names.items()) if id(v) in gone]:
-            del names[attr]
+        holders += [(names, attr) for attr, value in list(names.items()) if id(value) in gone]
+    _HOLDERS = holders
+
+
+def _scrub() -> None:
+    """Out of sys.modules and out of every module's namespace: what is left is only an object graph."""
+    if _HOLDERS is None:
+        find_holders()
+    for names, attr in _HOLDERS:
+        names.pop(attr, None)
 
 
 def _forbid_loading(record: list[str]) -> None:

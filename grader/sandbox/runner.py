@@ -223,6 +223,7 @@ def seal() -> None:
     lib = _override_kernels()
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(lib))  # never released: the override lives as long as the child
     del lib
+    native.find_holders()  # once, here: each child then only drops what it names
 
 
 @contextlib.contextmanager
