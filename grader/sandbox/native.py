@@ -11,7 +11,8 @@ could see. So a child, right before the submission is imported, locks itself (`l
   be empty), and a function's code swapped (the hook's own included); its code reads only its
   arguments and its constants, so nothing the submission can reach changes what it refuses;
 - `torch.ops.load_library` and `torch.classes.load_library` are tripwires.
-Each refusal is recorded like a fused operator (`runner.FUSED_SEEN`), so `forbidden_api` names it.
+A library of the submission's own never loads either way: the scratch areas are mounted noexec
+(`harden.new_root`) and `memfd_create` is refused (`syscalls.REFUSED`). Each refusal is recorded like a fused operator (`runner.FUSED_SEEN`), so `forbidden_api` names it.
 
 Why not deny an executable mapping in the syscall filter instead: `dlopen` of any extension
 module maps code (an honest `import numpy.linalg` or a stdlib module not loaded yet), and
