@@ -4,15 +4,21 @@ converter scales with the number of statements.
 Each attack is read alone beside one honest file (`collect` on a folder of two), then all together as
 one class; then notebooks of N reverse-ordered assignments that a definition needs are converted
 (a fixed-point loop over the statements was quadratic here: 1,000 statements 0.9 s, 4,000 14 s).
-Printed as measured, in seconds (the best of `--rounds` runs). Nothing is graded: intake only.
+Printed as measured, in seconds (the best of `--rounds` runs). Nothing is graded: intake only, unless
+`--class-run`: then the whole class is also graded once, as an instructor would (`python -m grader grade
+FOLDER --out DIR` in a fresh process), and the wall time to its gradebook is printed with the honest
+student's score and the gradebook's rows.
 
-    python bench/intake_attacks.py [--rounds 3] [--json]
+    python bench/intake_attacks.py [--rounds 3] [--json] [--class-run]
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -58,12 +64,32 @@ def measure(rounds: int) -> dict:
     return out
 
 
+def class_run() -> dict:
+    """The whole intake gallery graded in one class run: seconds to the gradebook, what it holds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder, out = Path(tmp) / "class", Path(tmp) / "out"
+        write_class(folder)
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "grader", "grade", str(folder), "--out", str(out)],
+                              cwd=ROOT, env={**os.environ, "GRADER_SECRET": "bench-secret"},
+                              capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        book = out / "gradebook.csv"
+        rows = list(csv.DictReader(book.open(encoding="utf-8-sig"))) if book.exists() else []
+        honest = next((r["Score"] for r in rows if r["Student"] == "honest"), None)
+        return {"wall_s": round(wall, 1), "exit": done.returncode, "gradebook": book.exists(), "rows": len(rows),
+                "honest_score": honest}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--class-run", action="store_true", help="also grade the whole class once, timed")
     args = parser.parse_args()
     result = measure(args.rounds)
+    if args.class_run:
+        result["class run"] = class_run()
     if args.json:
         print(json.dumps(result, indent=1))
         return 0
@@ -72,6 +98,10 @@ def main() -> int:
     print(f"{result['whole class']:8.3f} s  the whole class of {len(ATTACKS)} attacks and one honest file")
     for n, s in result["converter"].items():
         print(f"{s:8.3f} s  converting {n} reverse-ordered assignments")
+    if "class run" in result:
+        run = result["class run"]
+        print(f"{run['wall_s']:8.1f} s  grading the whole class to its gradebook (exit {run['exit']}, "
+              f"{run['rows']} rows, the honest student {run['honest_score']})")
     return 0
 
 

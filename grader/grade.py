@@ -27,7 +27,7 @@ from grader.diagnosis import catalogue as catalogue_data
 from grader.diagnosis.catalogue import Catalogue
 from grader.diagnosis.engine import diagnose
 from grader.paths import INSTRUCTOR_RUBRIC
-from grader.probes import ProbeSet, build_probes, hidden_seed
+from grader.probes import ProbeSet, build_probes, hidden_seed, self_check_variants
 from grader.report.models import Report, Runtime
 from grader.report.visuals import visuals
 from grader.rubric import Rubric, load_rubric, load_self_check, score_checks
@@ -117,6 +117,8 @@ def execute(path: Path, *, sandbox: Sandbox, rubric: Rubric, secret: str | None,
         return unread(path, sandbox, str(exc))
     hidden = audience == "instructor" and any(c.visibility != "visible" for c in rubric.checks)
     probes = build_probes(hidden_seed(secret or "", source) if hidden else None)
+    if not hidden:  # a self-check: variants drawn from the file itself stand in for the secret's probes
+        probes = ProbeSet([*probes.probes, *self_check_variants(source)])
     limits = rubric.limits.sandbox_limits(sandbox.limits) if rubric.limits else None
     run = sandbox.run(path, probes.calls(), hidden_paths=list(hidden_paths), limits=limits)
     return Executed(path, probes, run, python_text(source))

@@ -362,6 +362,20 @@ def hidden_probes(seed: int) -> list[Probe]:
     return [*probes, *_head(gen, "h.head", n, k, v, (2, 5)), _long(gen, "h.")]
 
 
+# Drawn in a self-check (no secret) from a hash of the file itself: changing a table of answers changes
+# them, so no table can hold them. Hidden like the secret's (`HIDDEN_PREFIX`), and of a family no check
+# scores: they only show whether results that hold on the public probes hold elsewhere too.
+SELF_CHECK_FAMILY = "variant"
+
+
+def self_check_variants(source: bytes) -> list[Probe]:
+    gen = torch.Generator().manual_seed(hidden_seed("self-check", source))
+    probes = [p for p in _random_family(gen, f"{HIDDEN_PREFIX}self.", HIDDEN_LENGTHS[0]) if p.family == "rand"]
+    for p in probes:
+        p.family = SELF_CHECK_FAMILY
+    return probes
+
+
 def build_probes(seed: int | None = None) -> ProbeSet:
     """Visible probes, plus hidden ones when the grader holds a seed."""
     probes = visible_probes()

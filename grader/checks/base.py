@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 # Chapter sections a check sends the student back to (the family modules import them from here).
+from grader.checks.native import native_code
 from grader.vocabulary import BASELINE, DELIVER, HEAD, HIDE, PROVE_TEETH, SHARES, TRAINABLE
 
 __all__ = ["BASELINE", "DEFAULT_TOLERANCES", "DELIVER", "HEAD", "HIDE", "PROVE_TEETH", "SHARES", "TRAINABLE",
@@ -79,6 +80,9 @@ class CheckSpec:
         canned = obs.answers_only_public() if obs is not None and self.id != "computes_attention" else None
         if canned is not None:  # answers for the public probes only: no check pays, value checks included
             return CheckOutcome("error", 0, 1, f"Not credited: {canned}")
+        native = native_code(obs) if obs is not None and self.id != "forbidden_api" else None
+        if native is not None:  # code that could undo the sandbox's refusals: forbidden_api names it, nothing pays
+            return CheckOutcome("error", 0, 1, f"Not credited: {native}.")
         if self.property:
             missing = obs.attention_missing()
             if missing is not None:

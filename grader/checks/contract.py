@@ -11,6 +11,7 @@ import torch
 
 from grader.checks import expected
 from grader.checks.base import HEAD, TRAINABLE, CheckOutcome, check
+from grader.checks.native import native_code, runtime_native
 from grader.checks.observations import (
     ENTRY_OF_TARGET,
     Cases,
@@ -192,17 +193,24 @@ def forbidden_api(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases.check(not static, f"The source uses {', '.join(static)}. The exercise is to write the scores, the mask, "
                 "the softmax and the weighted sum yourself.", "hand-written attention", ", ".join(static))
     # Refused at run time, or attempted and the refusal caught: both are uses (meta "fused", from the dispatcher).
-    tripped = [(pid, r) for pid, r in obs.replies.items() if r.error_type == "ForbiddenAPI" or r.meta.get("fused")]
+    # Native code refused is native_code's finding below, not ready-made attention's.
+    tripped = [(pid, r) for pid, r in obs.replies.items()
+               if [f for f in r.meta.get("fused") or [] if not runtime_native([f])]
+               or (r.error_type == "ForbiddenAPI" and not runtime_native(r.meta.get("fused") or []))]
     if tripped:
         pid, first = tripped[0]
-        what = first.error or f"tried {', '.join(first.meta['fused'])} and caught the refusal"
+        fused = [f for f in first.meta.get("fused") or [] if not runtime_native([f])]
+        what = first.error or f"tried {', '.join(fused)} and caught the refusal"
         cases.fail(f"At run time the submission called PyTorch's ready-made attention on {len(tripped)} of "
                    f"{len(obs.replies)} calls (first on {describe(obs.probes.by_id[pid])}: {what}). Those calls were stopped, so "
                    "every check that needs them earns nothing: that is the rubric's policy for attention not "
                    "written by hand.", "no call", f"{len(tripped)} calls")
     else:
         cases.ok()
-    if not static and not tripped and obs.attention_missing() is not None:
+    native = native_code(obs)
+    cases.check(native is None, f"Native code: {native}. Write the attention computation in PyTorch operations.",
+                "no native code", "native code")
+    if not static and not tripped and native is None and obs.attention_missing() is not None:
         return CheckOutcome("error", 0, 1, "Not credited: not using ready-made attention only counts for code that "
                             f"computes attention, and {obs.attention_missing()}",
                             not_written=obs.attention_not_written())

@@ -11,7 +11,7 @@ import torch
 from grader.checks import expected
 from grader.checks.base import CheckOutcome, Tolerance
 from grader.intake.notebook import cell_line
-from grader.probes import HIDDEN_PREFIX, Probe, ProbeSet, describe
+from grader.probes import HIDDEN_PREFIX, SELF_CHECK_FAMILY, Probe, ProbeSet, describe
 from grader.sandbox import RunResult, protocol
 from grader.sandbox.models import FailureKind
 
@@ -139,7 +139,7 @@ class Observations:
     def answers_only_public(self) -> str | None:
         """What shows that results are written out for the public probes rather than computed: on some
         kind of random probe they match attention on every public probe and are far off on every probe
-        the secret drew of that kind. None without the secret's probes (a self-check cannot tell)."""
+        the secret drew of that kind (in a self-check, of the variants drawn from the file itself)."""
         if "answers_only_public" not in self._memo:
             self._memo["answers_only_public"] = _answers_only_public(self)
         return self._memo["answers_only_public"]
@@ -182,7 +182,8 @@ def _off_by(probe: Probe, reply: Reply) -> float | None:
 
 def _answers_only_public(obs: Observations) -> str | None:
     kinds: dict[str, tuple[list[float], list[float]]] = {}
-    for probe, reply in obs.family("rand"):
+    variants = obs.family(SELF_CHECK_FAMILY)  # a self-check's stand-ins for the secret's probes
+    for probe, reply in [*obs.family("rand"), *variants]:
         public, secret = kinds.setdefault(probe.info["variant"], ([], []))
         # Hidden probes' ids start with "h." (probes.hidden_probes); their ids never reach a message.
         if (off := _off_by(probe, reply)) is not None:
@@ -190,7 +191,8 @@ def _answers_only_public(obs: Observations) -> str | None:
     for kind, (public, secret) in kinds.items():
         if public and secret and max(public) <= _RIGHT and min(secret) > _FAR:
             return (f"on the public random probes of layout {kind} your results match attention, and on every "
-                    "probe of that layout the grader draws from its secret they are far off (or missing): results "
+                    f"probe of that layout the grader draws {'from your file itself' if variants else 'from its secret'} "
+                    "they are far off (or missing): results "
                     "that hold only on the public inputs are not computed, so no check credits them.")
     return None
 

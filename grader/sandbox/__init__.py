@@ -15,7 +15,7 @@ What a child gets, in order (`harden.py`), before the submission is imported:
   fork and goes back), new mount, network (no network, not even loopback), IPC and UTS
   namespaces, and a new root (pivot_root, the old one detached): the system directories
   (/usr, /bin, /lib*, /etc) and the interpreter's paths bound read-only, a minimal /dev, a
-  fresh /proc that shows only its own processes, and private size-capped tmpfs for /tmp,
+  fresh /proc that shows only its own processes, and private size-capped noexec tmpfs for /tmp,
   /var/tmp, /dev/shm and /run/lock. Nothing else of the host exists in it: not the
   repository, the submissions' folders, the rubric, the output folder or Gradescope's
   /autograder (metadata included), and /proc/self/mountinfo names only what is bound in. A
@@ -121,7 +121,8 @@ the cgroup quota and the kill at the end, not counted per call without cgroups; 
 
 from grader.sandbox.client import Sandbox
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
+from grader.sandbox.native import MODULES as NATIVE_MODULES
 from grader.sandbox.trusted import answer_trusted
 from grader.sandbox.wire import Frame
 
-__all__ = ["Failure", "Frame", "Limits", "RunResult", "Sandbox", "SandboxError", "answer_trusted"]
+__all__ = ["NATIVE_MODULES", "Failure", "Frame", "Limits", "RunResult", "Sandbox", "SandboxError", "answer_trusted"]

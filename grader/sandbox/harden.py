@@ -149,7 +149,8 @@ def new_root(keep: list[str], *, own_pids: bool = True, hidden: list[str] = ()) 
     for name, mode in SCRATCH_MOUNTS.items():
         target = f"{root}/{name}"
         os.makedirs(target, mode=0o755, exist_ok=True)
-        mount("sandbox-scratch", target, "tmpfs", MS_NOSUID | MS_NODEV,
+        # noexec: nothing written here is ever mapped as code (a native library dropped by the submission).
+        mount("sandbox-scratch", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
               f"size={SCRATCH_SIZE},nr_inodes=4096,mode={mode}")
     # A checkout or interpreter under /tmp (a CI clone) stays reachable inside the private /tmp.
     for name, fd in kept_handles:

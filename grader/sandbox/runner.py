@@ -25,6 +25,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from grader.sandbox import native
 from grader.sandbox.wire import Frame, WireError, encode, read_frame, write_all, write_frame
 from grader.vocabulary import ENTRY_NAMES
 
@@ -48,6 +49,8 @@ class LayerShapeError(ValueError):
 _FORBIDDEN_MARK = "is not allowed here: write the attention computation yourself"
 # The ready-made attention operators that ran (were attempted) since the runner last looked.
 FUSED_SEEN: list[str] = []
+# What the import itself attempted (native code refused at import): reported with every call's reply.
+AT_IMPORT: list[str] = []
 
 
 def _forbid(name: str):
@@ -64,7 +67,11 @@ _FORBIDDEN_PARTS = ("scaled_dot_product", "multi_head_attention_forward")
 # a private module, an operator namespace loaded later, a JIT lookup, a saved builtin.
 _FUSED_OPERATOR_PARTS = ("scaled_dot_product", "multi_head_attention", "flash_attention", "efficient_attention",
                          "cudnn_attention", "_transformer_encoder_layer", "_fused_sdp", "_triton_")
-_KERNEL_KEYS = ("CPU", "CompositeImplicitAutograd", "CompositeExplicitAutograd", "Autograd")
+# Every CPU backend an operator can have a kernel of its own for, not only plain tensors': native multi-head
+# attention has one for nested tensors, reached directly in inference mode (no autograd key dispatched).
+_KERNEL_KEYS = ("CPU", "NestedTensorCPU", "QuantizedCPU", "SparseCPU", "SparseCsrCPU", "MkldnnCPU",
+                "CompositeImplicitAutograd", "CompositeImplicitAutogradNestedTensor", "CompositeExplicitAutograd",
+                "CompositeExplicitAutogradNonFunctional", "Autograd")
 
 
 def _doors() -> list[tuple[object, str]]:
@@ -216,6 +223,7 @@ def seal() -> None:
     lib = _override_kernels()
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(lib))  # never released: the override lives as long as the child
     del lib
+    native.find_holders()  # once, here: each child then only drops what it names
 
 
 @contextlib.contextmanager
@@ -442,8 +450,8 @@ def answer(module: ModuleType, call: Frame) -> Frame:
         lineno = _student_line(exc, getattr(module, "__file__", None))
         if lineno is not None:
             frame.meta["lineno"] = lineno
-    if FUSED_SEEN:  # attempted even if it caught the refusal: the attempt is what forbidden_api judges
-        frame.meta["fused"] = sorted(set(FUSED_SEEN))[:16]
+    if FUSED_SEEN or AT_IMPORT:  # attempted even if it caught the refusal: the attempt is what forbidden_api judges
+        frame.meta["fused"] = sorted({*AT_IMPORT, *FUSED_SEEN})[:16]
     return frame
 
 
@@ -457,13 +465,18 @@ def encoded_answer(module: ModuleType, call: Frame) -> bytes:
                                       "error_message": str(exc)}))
 
 
-def serve(source_path: str, inbox: int, outbox: int) -> None:
-    """Child main loop: seal the doors to fused attention, load, then one reply per call until an `end` frame."""
+def serve(source_path: str, inbox: int, outbox: int, *, native_lock: bool = True) -> None:
+    """Child main loop: seal the doors to fused attention, load, then one reply per call until an `end` frame.
+    `native_lock=False` only for tests of the layers below it (the syscall filter, namespaces), whose probes
+    make raw system calls through ctypes as native code that got past the lock would."""
     seal()
+    if native_lock:
+        native.lock(FUSED_SEEN)  # no ctypes, cffi or new library for the submission, from here on
     # Random numbers drawn at import (a leftover self-test that prints them) are the same whichever warm
     # server ran the file, after however many others: a class run's report does not depend on its schedule.
     torch.random.default_generator.manual_seed(0)
     module, loaded = load_module(source_path)
+    AT_IMPORT[:] = FUSED_SEEN
     write_frame(outbox, loaded)
     if module is None:
         return

@@ -46,6 +46,9 @@ REFUSED: dict[str, tuple[str, ...]] = {
                    "name_to_handle_at", "fanotify_init", "settimeofday", "clock_settime", "clock_adjtime",
                    "adjtimex", "sethostname", "setdomainname", "vhangup", "personality", "nfsservctl",
                    "_sysctl", "ustat", "sysfs"),
+    # A file that lives only in memory could be mapped as code (a native library from nowhere); the
+    # scratch areas, the only other writable places, are mounted noexec.
+    "code from memory": ("memfd_create", "memfd_secret"),
     # io_uring runs opens, connects and more without a system call the filter could see.
     "io_uring": ("io_uring_setup", "io_uring_enter", "io_uring_register"),
 }

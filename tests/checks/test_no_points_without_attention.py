@@ -4,6 +4,7 @@ NaN and inf are never "no change" (the leak check) and never "weights that respo
 
 from __future__ import annotations
 
+import pytest
 from support.canned import canned_source
 
 from grader.paths import ROOT
@@ -16,8 +17,9 @@ def _stub(grade) -> float:
     return grade((ROOT / "student_template" / "attention.py").read_text(), seed=SEED).score
 
 
-def test_canned_answers_for_every_public_probe_score_what_the_stub_scores(grade):
-    canned = canned_source()
+@pytest.mark.parametrize("name", ["canned_answers", "canned_causal_mean"])
+def test_canned_answers_for_every_public_probe_score_what_the_stub_scores(grade, name):
+    canned = canned_source(name)
     without_secret = grade(canned)  # negative control: on public probes alone the table is right
     assert without_secret.outcomes["worked_example"].status == "passed" and without_secret.score > 50
     graded = grade(canned, seed=SEED)
@@ -26,8 +28,9 @@ def test_canned_answers_for_every_public_probe_score_what_the_stub_scores(grade)
     assert "grader draws from its secret" in graded.outcomes["computes_attention"].feedback
 
 
-def test_nan_everywhere_scores_what_the_stub_scores(grade):
-    graded = grade((GALLERY / "nan_everywhere.py").read_text(), seed=SEED)
+@pytest.mark.parametrize("name", ["nan_everywhere", "inf_everywhere"])
+def test_nan_everywhere_scores_what_the_stub_scores(grade, name):
+    graded = grade((GALLERY / f"{name}.py").read_text(), seed=SEED)
     assert graded.score <= _stub(grade)
     assert graded.outcomes["computes_attention"].status == "failed"
     assert graded.outcomes["leak_intervention"].status != "passed"

@@ -109,3 +109,7 @@ def left_behind(uid: int, within_s: float = 5.0) -> list[str]:
     while (found := [x for x in owned_by(uid) if x not in _BASELINE.get(uid, ())]) and time.monotonic() < end:
         time.sleep(0.05)
     return found
+
+
+# The runner without the native-code lock (unlocked_runner.py): for tests of the layers below it.
+UNLOCKED = f"{Path(__file__).with_name('unlocked_runner.py')}:serve"

@@ -11,6 +11,7 @@ import pytest
 from sandbox_kit import (
     REFERENCE,
     TEST_LIMITS,
+    UNLOCKED,
     assert_healthy,
     attention_calls,
     baseline,
@@ -27,7 +28,7 @@ MiB = 1 << 20
 
 @pytest.fixture(scope="module")
 def sandbox():
-    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
+    with Sandbox(runner=UNLOCKED, limits=TEST_LIMITS, quiet=True) as sb:
         yield baseline(sb)
 
 

@@ -68,7 +68,9 @@ DRIVER = SCAN + textwrap.dedent('''
         print("CONTROL", *scan(), flush=True)
         os._exit(0)
     os.waitpid(control, 0)
-    with Sandbox(limits=Limits(load_s=20, submission_s=30), quiet=True) as sb:
+    # Unlocked: the scan reads memory through ctypes, as native code past the lock would (unlocked_runner.py).
+    unlocked = str(Path(sys.argv[2]) / "tests" / "sandbox" / "unlocked_runner.py") + ":serve"
+    with Sandbox(runner=unlocked, limits=Limits(load_s=20, submission_s=30), quiet=True) as sb:
         result = sb.run(Path(sys.argv[1]), [])
         with open(f"/proc/{sb.zygote_pid}/cmdline", "rb") as f:
             print("ZYGOTE", f.read().split(b"\\0")[1].decode())
@@ -84,7 +86,7 @@ def test_a_seeded_sandbox_holds_no_secret(tmp_path):
     (tmp_path / "scanner.py").write_text(SUBMISSION)
     (tmp_path / "driver.py").write_text(DRIVER)
     env = {**os.environ, "GRADER_SECRET": secret, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, str(tmp_path / "driver.py"), str(tmp_path / "scanner.py")],
+    done = subprocess.run([sys.executable, str(tmp_path / "driver.py"), str(tmp_path / "scanner.py"), str(ROOT)],
                           env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     out = done.stdout
     assert done.returncode == 0, done.stderr[-3000:]

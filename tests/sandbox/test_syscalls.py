@@ -12,6 +12,7 @@ import pytest
 import torch
 from sandbox_kit import (
     TEST_LIMITS,
+    UNLOCKED,
     assert_healthy,
     attention_calls,
     baseline,
@@ -33,14 +34,14 @@ SLOW = TEST_LIMITS.model_copy(update={"call_s": 60.0, "load_s": 60.0, "submissio
 
 @pytest.fixture(scope="module")
 def sandbox():
-    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
+    with Sandbox(runner=UNLOCKED, limits=TEST_LIMITS, quiet=True) as sb:
         yield baseline(sb)
 
 
 @pytest.fixture(scope="module")
 def unfiltered():
     """The same isolation without the filter: the control for what the filter alone refuses."""
-    with Sandbox(limits=SLOW, quiet=True, syscall_filter=False) as sb:
+    with Sandbox(runner=UNLOCKED, limits=SLOW, quiet=True, syscall_filter=False) as sb:
         yield baseline(sb)
 
 
@@ -49,7 +50,7 @@ def test_the_filter_is_built_and_reported(sandbox):
     bpf = syscalls.program()
     assert bpf and len(bpf) % 8 == 0  # whole BPF instructions
     assert sandbox.syscall_filter is True
-    with Sandbox(limits=TEST_LIMITS, quiet=True, isolate=False) as open_sb:
+    with Sandbox(runner=UNLOCKED, limits=TEST_LIMITS, quiet=True, isolate=False) as open_sb:
         assert open_sb.syscall_filter is False
 
 
@@ -80,7 +81,7 @@ def test_a_fresh_interpreter_cannot_compute_fused_attention(sandbox, unfiltered)
     if not got["ok"]:
         assert got["error_type"] == "CalledProcessError", got  # it ran, and failed to import torch
     # And with neither (no filter, torch's files in sight): the attack itself, fused attention's values.
-    with Sandbox(limits=SLOW, quiet=True, isolate=False) as open_sb:
+    with Sandbox(runner=UNLOCKED, limits=SLOW, quiet=True, isolate=False) as open_sb:
         attack = open_sb.run(gallery("exec_fresh_python"), calls)
     assert attack.replies["c0"].meta["ok"] is True, (attack.failures, attack.output)
     out, _ = load_reference().causal_attention(*(calls[0].tensors[x] for x in "qkv"))
@@ -120,7 +121,7 @@ def test_the_key_ring_channel_is_real_without_the_filter():
     name = b"answers-from-a-classmate"
     _forget_key(name)
     try:
-        with Sandbox(limits=TEST_LIMITS, quiet=True, isolate=False) as open_sb:
+        with Sandbox(runner=UNLOCKED, limits=TEST_LIMITS, quiet=True, isolate=False) as open_sb:
             left = open_sb.run(gallery("leave_state"), attention_calls(1))
             assert "KEY -1" not in left.output, left.output
             found = open_sb.run(gallery("read_state"), attention_calls(1))

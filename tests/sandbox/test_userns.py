@@ -5,14 +5,14 @@ user without root takes; skipped where user namespaces are not available."""
 from __future__ import annotations
 
 import pytest
-from sandbox_kit import REFERENCE, TEST_LIMITS, assert_healthy, attention_calls, gallery
+from sandbox_kit import REFERENCE, TEST_LIMITS, UNLOCKED, assert_healthy, attention_calls, gallery
 
 from grader.sandbox import Sandbox
 
 
 @pytest.fixture(scope="module")
 def sandbox():
-    with Sandbox(limits=TEST_LIMITS, quiet=True, userns=True) as sb:
+    with Sandbox(runner=UNLOCKED, limits=TEST_LIMITS, quiet=True, userns=True) as sb:
         if sb.isolation != "namespaces+userns":
             pytest.skip(f"no user namespaces here (reached {sb.isolation})")
         yield sb
