@@ -50,12 +50,12 @@ def test_second_labeller_agrees_with_the_first():
 BLIND2 = BLIND.with_name("quiz_blind2_answers.yaml")
 
 
-def test_second_blind_set_never_tuned_on():
-    """The judge's blind measure: a set written after the tuning on quiz_blind_answers.yaml had ended, never read
-    to change a phrasing. Issue 26's target is 90% three ways; measured first at 94/112 = 83.9% (correct-or-not
-    104/112, no false praise, none undetermined): the floors guard that measure and the target stays unmet."""
+def test_second_blind_set_tuned_on_since_its_blind_measure():
+    """A set written after the tuning on quiz_blind_answers.yaml had ended. Its blind measure, before its
+    disagreements were read: 94/112 = 83.9% three ways (correct-or-not 104/112, no false praise, none
+    undetermined). On 2026-12-01 it became a tuning set; the floors are what the judge reaches on it now."""
     result = blind_agreement(QUIZ, BLIND2)
-    print("\n" + "\n".join(result.lines("quiz_blind2_answers.yaml (never tuned on)")))
+    print("\n" + "\n".join(result.lines("quiz_blind2_answers.yaml (blind measure 94/112, tuned on since)")))
     assert result.n >= 100
     assert result.agree >= 94 and result.binary >= 104
     assert not [m for m in result.misses if m[2] == "correct"]  # no wrong or partial answer judged correct
