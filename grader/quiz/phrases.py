@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 
 from rapidfuzz.distance import DamerauLevenshtein
 
@@ -143,11 +144,29 @@ SPELL_MIN = 5
 _INFLECTIONS = ("s", "es", "ed", "d", "ing", "ly", "er", "ers")
 
 
+# An English word as typed is no typo, though one edit from a quiz word: "think" is not "thing", "edits" not
+# "emits". pyspellchecker's bundled English frequency list decides; rarer entries than this (odd spellings
+# that list keeps) do not shield a word from correction.
+ENGLISH_MIN_COUNT = 50
+
+
+@cache
+def _english() -> dict[str, int]:
+    from spellchecker import SpellChecker  # loaded once, on the first answer judged with a vocabulary
+
+    return dict(SpellChecker(language="en").word_frequency.dictionary)
+
+
+def english_word(word: str) -> bool:
+    return _english().get(word, 0) >= ENGLISH_MIN_COUNT
+
+
 def correct_spelling(text: str, vocabulary: frozenset[str]) -> str:
     """Replace each unknown word by the one vocabulary word within a typo of it ("sofmax", "wieghts").
 
-    A word is known when it, or it less a common ending, is in the vocabulary; a typo is one edit (two from
-    ten letters) with the first letter kept; a word with two equally near candidates is left as typed."""
+    A word is known when it, or it less a common ending, is in the vocabulary, or when it is a common English
+    word; a typo is one edit (two from ten letters) with the first letter kept; a word with two equally near
+    candidates is left as typed."""
     if not vocabulary:
         return text
     # Never corrected into a negation ("note" is no "not"): a denial must be typed.
@@ -157,6 +176,8 @@ def correct_spelling(text: str, vocabulary: frozenset[str]) -> str:
         word = m.group()
         if len(word) < SPELL_MIN or word in vocabulary or word in NEGATORS or any(
                 (word.endswith(e) and word[:-len(e)] in vocabulary) or word + e in vocabulary for e in _INFLECTIONS):
+            return word
+        if english_word(word):
             return word
         limit = 2 if len(word) >= 10 else 1
         best = _nearest(word, vocabulary, limit)
