@@ -52,6 +52,7 @@ _SENTENCE_END = frozenset(".;!?")
 _CLAUSE_END = _SENTENCE_END | {",", "but", "however", "whereas", "although", "though", "while", "because"}
 # A sentence that answers a question with one of these takes the question back ("Unchanged? No.").
 _RETRACT = frozenset("no not nope never wrong false hardly".split())
+_UNSURE = frozenset("sure certain confident".split())
 
 # Contrastive phrases deny what follows them ("over positions rather than the vocabulary", "different
 # from a cosine similarity", "a separate claim from being causal").
@@ -223,10 +224,15 @@ class Doc:
         for i, tok in enumerate(self.tokens):
             if tok.text not in _SENTENCE_END:
                 continue
-            if tok.text == "?" and i + 1 < len(self.tokens) and self.tokens[i + 1].text in _RETRACT:
+            if tok.text == "?" and i + 1 < len(self.tokens) and self.tokens[i + 1].text in _RETRACT \
+                    and not self._hedge(i + 1):
                 out.update(range(start, i))
             start = i + 1
         return frozenset(out)
+
+    def _hedge(self, i: int) -> bool:
+        """"not sure", "not certain" after a question doubt it; they do not deny it ("... i think? not sure")."""
+        return self.tokens[i].text == "not" and i + 1 < len(self.tokens) and self.tokens[i + 1].text in _UNSURE
 
     def token_at(self, offset: int) -> int:
         for i, tok in enumerate(self.tokens):
