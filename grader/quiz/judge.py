@@ -149,6 +149,9 @@ _NUMBER = re.compile(
 )
 # Written-out exponentials are working, not answers: "e^0/(3e^0)", "exp(0)".
 _WORKING = re.compile(r"\d*\s*e\s*\^\s*[-+]?\d+(?:\.\d+)?|\bexp\s*,?\s*[-+]?\d+(?:\.\d+)?")
+# A bound is no value: "rises by more than 1" does not say 1.
+_BOUND = re.compile(r"\b(?:more|less|greater|bigger|larger|smaller|fewer|higher|lower) than\s+[+-]?(?:\d+(?:\.\d+)?|\.\d+)"
+                    r"(?:\s*/\s*\d+)?|\bat (?:least|most)\s+[+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+)?")
 _BROADCAST = re.compile(r"\b(each|all|every|uniform|uniformly|equal|equally|evenly)\b")
 # Said of shares, these mean 1/n each, n being the number of shares the target declares.
 _UNIFORM = re.compile(r"\b(uniform|uniformly|equal|equally|evenly)\b")
@@ -163,6 +166,7 @@ _BY_WORD = re.compile(r"\bby (" + "|".join(_WORD_NUMBERS) + r")\b")
 def numbers_in(text: str) -> list[float]:
     text = _BY_WORD.sub(lambda m: "by " + _WORD_NUMBERS[m.group(1)], text)
     text = _WORKING.sub(" ", text)
+    text = _BOUND.sub(" ", text)
     out = []
     for m in _NUMBER.finditer(text):
         token = m.group().replace(" ", "")
@@ -257,13 +261,15 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
 # ---- verdicts --------------------------------------------------------------------------------
 
 
-def _verdict(earned: float, asked_made: int | None, required_ok: bool, wrong_claim: bool) -> Verdict:
+def _verdict(earned: float, asked_made: int | None, required_ok: bool, wrong_claim: bool, wrong_part: bool) -> Verdict:
     """correct: every required point, nothing wrong; incorrect: a wrong claim, or nothing made. In a numeric
     item (`asked_made` not None: the targets and required points it got right) with no asked part right, an
-    optional remark ("1/7" beside a wrong change) does not make it partial."""
+    optional remark ("1/7" beside a wrong change) does not make it partial. A wrong answer to one asked part
+    (`wrong_part`: a misconception that `contradicts` it, "the weights shift") leaves the other parts judged
+    on their own: partial at best, incorrect only when no other part is right."""
     if wrong_claim or earned == 0 or asked_made == 0:
         return "incorrect"
-    return "correct" if required_ok else "partial"
+    return "correct" if required_ok and not wrong_part else "partial"
 
 
 def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
@@ -314,8 +320,11 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
     wrong = [m for m in item.misconceptions if recognised(m, doc)]
     # What is wrong first, then what the judge could not decide, then the rest in rubric order.
     lines = [f"! {m.feedback}" for m in wrong] + sorted(lines, key=lambda x: {"!": 0, "?": 1}.get(x[:1], 2))
-    verdict = _verdict(earned, required_made if isinstance(item, NumericItem) else None, required_ok,
-                       bool(wrong or alone))
+    # In a numeric item a misconception that contradicts one asked part is that part answered wrongly.
+    numeric = isinstance(item, NumericItem)
+    fatal = [m for m in wrong if not (numeric and m.contradicts)]
+    verdict = _verdict(earned, required_made if numeric else None, required_ok, bool(fatal or alone),
+                       bool(wrong))
     # Nothing credited and nothing wrong, but a required point talked about: no confident verdict.
     if verdict == "incorrect" and earned == 0 and undecided_points and not (wrong or alone):
         verdict = "undetermined"

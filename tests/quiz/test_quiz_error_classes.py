@@ -28,3 +28,56 @@ def test_a_denial_after_a_question_still_takes_it_back():
     assert "weights-from-queries-keys" in res.matched, res.feedback
     res = judge(QUIZ.item("what-mixes"), "The query compared with each key gives the weights? No.")
     assert "weights-from-queries-keys" not in res.matched, res.feedback
+
+
+# ---- a numeric item's asked parts are judged one by one ----------------------------------------
+
+VALUE_CHANGE = QUIZ.item("value-change")
+
+
+@pytest.mark.parametrize("text", [
+    "The first coordinate goes up by exactly 1, though the weights get recomputed and move a bit.",
+    "Weights unchanged; the first output coordinate grows by 7.",
+])
+def test_a_wrong_answer_to_one_asked_part_leaves_the_other_right(text):
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "partial", res.feedback
+    assert res.feedback.startswith("!"), res.feedback  # the wrong part is still named first
+
+
+@pytest.mark.parametrize("text", [
+    "The weights shift towards the first source and the coordinate rises by 7.",  # no part right
+    "The weights stay put, but attention just picks the first value, so the output rises by 7.",  # a wrong mechanism
+    "Its weight grows, so the output rises by more than 1.",  # a bound is no value
+])
+def test_no_part_right_or_a_wrong_mechanism_is_incorrect(text):
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+def test_a_bound_is_no_value():
+    # "more than 1" was read as 1: a wrong answer judged correct.
+    res = judge(VALUE_CHANGE, "The weights do not change; the output rises by more than 1.")
+    assert res.verdict == "partial" and "delta" in res.missing, res.feedback
+    res = judge(QUIZ.item("zero-queries"), "weights at least 1/3 each, output [8/3, 2]")
+    assert "weights" in res.missing, res.feedback
+
+
+def test_contradicts_names_an_asked_part_of_a_numeric_item():
+    import json
+
+    from pydantic import ValidationError
+
+    from grader.quiz.load import DEFAULT_QUIZ as PATH
+    from grader.quiz.models import Quiz
+
+    data = json.loads(PATH.read_text(encoding="utf-8"))
+    item = next(i for i in data["items"] if i["id"] == "value-change")
+    item["misconceptions"][0]["contradicts"] = "no-such-part"
+    with pytest.raises(ValidationError, match="no target or required key point"):
+        Quiz.model_validate(data)
+    item["misconceptions"][0]["contradicts"] = "delta"
+    mixes = next(i for i in data["items"] if i["id"] == "what-mixes")
+    mixes["misconceptions"][0]["contradicts"] = "values-mixed"
+    with pytest.raises(ValidationError, match="for numeric items"):
+        Quiz.model_validate(data)
