@@ -96,6 +96,22 @@ _TOKEN = re.compile(
 )
 
 
+# Positions written as indices, read as the words the rubrics use: "rows 0 and 1", "outputs 0..T-2" are the
+# earlier rows, "j < k" earlier positions and "j > i" later ones, "T-1" (the length less one) the last.
+_INDICES = [
+    (re.compile(r"\b(rows?|outputs?|positions?|tokens?|results?|logits)\s+(?:0|1)\s*(?:\.\.\.?|to|through|-|and|,)\s*"
+                r"(?:\d+|[a-z](?:\s*-\s*\d+)?)\b(?!\s*/)"), r" earlier \1 "),
+    (re.compile(r"\b[a-z]\s*<\s*[a-z]\b"), " earlier positions "),
+    (re.compile(r"\b[a-z]\s*>\s*[a-z]\b"), " later positions "),
+    (re.compile(r"\b[tnl]\s*-\s*1\b"), " last "),
+    # "change 0", "max change 0.000000", "zero difference": nothing moved.
+    (re.compile(r"\b(?:max(?:imum)?\s+)?(?:abs(?:olute)?\s+)?(?:change|difference|diff|delta)\s*(?:of|is|was|=|:)?\s*"
+                r"(?:0(?:\.0+)?|zero)\b(?![.,]\d|\s*/)|\b(?:zero|0) (?:change|difference)\b"), " no change "),
+    # "leaky or not", "with or without the mask": regardless.
+    (re.compile(r"\b(?:leaky|masked|unmasked|causal|broken|correct|buggy|mask(?:ed)?) or not\b"
+                r"|\bwith or without (?:a |the )?mask(?:ing)?\b"), " regardless "),
+]
+
 # A cleft contrast says its claim of the second subject: "it is not X that R, it is Y" reads "Y R , not X",
 # so the negation stays with X.
 _CLEFT = re.compile(r"\bit is not ([^,.;]+?) (?:that|which|who) ([^,.;]+?)\s*,\s*(?:but\s+)?it is ([^,.;]+)")
@@ -108,7 +124,7 @@ def normalise(text: str) -> str:
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
                  ("\u22c5", " dot "), ("\u2192", " , "), ("->", " , "), ("\u2248", " ")):
         text = text.replace(a, b)
-    for pattern, repl in _CONTRACTIONS + _SYMBOLS:
+    for pattern, repl in _CONTRACTIONS + _SYMBOLS + _INDICES:
         text = pattern.sub(repl, text)
     text = _FRACTION_WORDS.sub(lambda m: f"{_CARDINALS[m.group(1)]}/{_ORDINALS[m.group(2)]}", text)
     text = _COUNT_ONE.sub(lambda m: f"{m.group(1)} 1", text)

@@ -81,3 +81,41 @@ def test_contradicts_names_an_asked_part_of_a_numeric_item():
     mixes["misconceptions"][0]["contradicts"] = "values-mixed"
     with pytest.raises(ValidationError, match="for numeric items"):
         Quiz.model_validate(data)
+
+
+# ---- positions written as indices, and "no change" written as a number ------------------------
+
+INTERVENTION = QUIZ.item("row-sums-vs-causality")
+SUMS = "Any softmax row sums to one, even a leaky one, so sums prove nothing about causality."
+
+
+@pytest.mark.parametrize("test", [
+    "Replace the last token with another and check that outputs 0 and 1 are identical.",
+    "Perturb only position T-1 and check that rows 0..T-2 of the output stay the same.",
+    "Edit the final input; the outputs at every j < k must be unchanged.",
+    "Change the last token's value and compare the earlier rows: max change 0.000000.",
+    "Modify the last input and check the earlier outputs: zero difference.",
+])
+def test_intervention_written_with_indices_or_numbers(test):
+    res = judge(INTERVENTION, f"{SUMS} {test}")
+    assert res.verdict == "correct", res.feedback
+
+
+@pytest.mark.parametrize("test", [
+    "Replace the last token with another and check that outputs 0 and 1 change.",
+    "Change the last token's value and compare the earlier rows: max change 9.921041.",
+    "Edit the final input and compare rows 0 and 1: a change of 0.5.",
+])
+def test_intervention_with_moving_indices_is_not_credited(test):
+    # Negative controls: the earlier rows move, or the change is not zero.
+    res = judge(INTERVENTION, f"{SUMS} {test}")
+    assert "intervention" not in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Softmax makes every row add up to one, leaky or not, so the sums cannot show causality.",
+    "Rows sum to one with or without the mask, so the sum tells you nothing.",
+])
+def test_or_not_reads_as_regardless(text):
+    res = judge(INTERVENTION, text)
+    assert "sums-insufficient" in res.matched, res.feedback
