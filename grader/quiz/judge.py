@@ -87,7 +87,8 @@ def _claim_pattern(claim: Claim, rivals: tuple[str, ...] = ()) -> ClaimPattern:
     if key not in _PATTERNS:
         _PATTERNS[key] = (claim, ClaimPattern(
             claim.subject, claim.relation, claim.object, denied=claim.polarity == "denied",
-            window=claim.window, negators=claim.negators, rivals=_rivals(rivals)))
+            window=claim.window, negators=claim.negators, rivals=_rivals(rivals),
+            one_clause=claim.scope == "clause"))
     return _PATTERNS[key][1]
 
 

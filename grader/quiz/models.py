@@ -98,6 +98,10 @@ class Claim(_Model):
     negators: list[str] = Field(
         default_factory=list, description="Extra words that deny this claim only (e.g. 'prevent*', 'would')."
     )
+    scope: Literal["sentence", "clause"] = Field(
+        "sentence", description="Where its parts must lie: one sentence, or one clause (never across 'so', "
+        "'therefore', 'whereas', ', but'), for a claim that is one predication ('looking at the next token') "
+        "rather than an inference ('rows sum to one, so it is causal').")
 
     @model_validator(mode="after")
     def _terms_expanded(self) -> Claim:

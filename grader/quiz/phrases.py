@@ -546,17 +546,33 @@ def _plural(doc: Doc, hit: Hit) -> bool:
     return word.endswith("s") and not word.endswith("ss")
 
 
+# Words that start a clause of its own: a claim held to one clause never straddles one ("the target is the next
+# token, so looking at the current one is fine" says nothing about looking at the next token). Claims that are
+# an inference ("the more terms, so the bigger the sum"; "rows sum to one, so it is causal") may.
+_CONSEQUENCE = frozenset("so therefore hence thus whereas".split())
+
+
+def _clauses_joined(doc: Doc, start: int, end: int) -> bool:
+    """A consequence or contrast between two clauses lies between `start` and `end` ("X, so Y", "X, but Y")."""
+    for i in range(start + 1, end - 1):
+        word = doc.tokens[i].text
+        if word in _CONSEQUENCE or (word == "but" and doc.tokens[i - 1].text == ","):
+            return True
+    return False
+
+
 class ClaimPattern:
     """Subject, relation and object phrasings found in one sentence, in any order, the first and the last
     word found at most `window` words apart."""
 
     def __init__(self, subject: list[str], relation: list[str], obj: list[str], *, denied: bool, window: int,
-                 negators: Iterable[str] = (), rivals: Rivals | None = None):
+                 negators: Iterable[str] = (), rivals: Rivals | None = None, one_clause: bool = False):
         self.parts = [[Phrasing(p) for p in part] for part in (subject, relation, obj) if part]
         self.denied = denied
         self.window = window
         self.negators = tuple(negators)
         self.rivals = rivals  # the relation (or, without one, the object) is what a rival may take from the subject
+        self.one_clause = one_clause
 
     def _hits(self, doc: Doc, part_i: int) -> list[Hit]:
         hits = [h for p in self.parts[part_i] for h in p.hits(doc)]
@@ -583,6 +599,8 @@ class ClaimPattern:
                 continue  # two parts on the same words
             start, end = min(used), max(used) + 1
             if end - 1 - start > self.window or len({doc.sentence[i] for i in used}) > 1:
+                continue
+            if self.one_clause and _clauses_joined(doc, start, end):
                 continue
             if self.rivals and len(combo) > 1 and self.rivals.take_role(doc, combo[0], combo[1], used):
                 continue

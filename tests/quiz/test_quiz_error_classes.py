@@ -119,3 +119,23 @@ def test_intervention_with_moving_indices_is_not_credited(test):
 def test_or_not_reads_as_regardless(text):
     res = judge(INTERVENTION, text)
     assert "sums-insufficient" in res.matched, res.feedback
+
+
+# ---- a claim held to one clause does not straddle "so" or ", but" -------------------------------
+
+DIAGONAL = QUIZ.item("diagonal")
+
+
+@pytest.mark.parametrize("text", [
+    "Row i is trying to guess the next token, so attending to the current token gives nothing away.",
+    "The target is the following token, therefore looking at your own position is fair.",
+])
+def test_a_claim_does_not_straddle_a_consequence(text):
+    res = judge(DIAGONAL, text)
+    assert "future-visible" not in res.misconceptions, res.feedback
+
+
+def test_the_claim_inside_one_clause_still_counts():
+    # Negative control: the wrong claim made inside one clause.
+    res = judge(DIAGONAL, "The target is the next token, so the model should look at the next token to predict it.")
+    assert "future-visible" in res.misconceptions, res.feedback
