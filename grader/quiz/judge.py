@@ -351,12 +351,15 @@ LETTER, EXPLICIT, INCIDENTAL = 3, 2, 1
 # introduces a pick before it ("not B", "option A", "it's D"), or punctuation, a conjunction or a verb after it
 # ("A, not B", "A or B", "B is wrong"). Not "A row sums to one".
 _CAPITAL = re.compile(r"(?<![\w'])\(?([A-Z])\)?(?![\w'])")
-_INTRO = re.compile(r"\b(?:option|answer|choice|not|is|it's|its|say|pick|choose|chose|with)\s*$", re.I)
+_INTRO = re.compile(r"\b(?:option|answer|choice|not|is|it's|its|say|pick|choose|chose|with|be|so|hence|thus)\s*$",
+                    re.I)
 _AFTER = re.compile(r"^(?:\s*$|\s*[.,;:!?)-]|\s+(?:or|and|but|is|because|since|I)\b)")
 # What denies a letter: a negator just before it ("not B"), or a verdict after it in its clause ("B is wrong").
-_REJECT_BEFORE = re.compile(r"\b(?:not|no|never|nor|isn't|isnt)\s+(?:option\s+|answer\s+)?\(?$", re.I)
-_REJECT_AFTER = re.compile(r"^\)?\s*(?:is|was|would be|seems)?\s*(?:wrong|incorrect|false|not (?:right|correct|it))\b",
-                           re.I)
+# A letter named as the alternative just set aside ("not the columns, that would be B") is no pick either.
+_REJECT_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|isn't|isnt)|\b(?:not|never|isn't|isnt)\b[^.;!?,]*,\s*that(?:'d| would)"
+                            r"(?: have)? (?:be|been|mean))\s+(?:option\s+|answer\s+)?\(?$", re.I)
+_REJECT_AFTER = re.compile(r"^\)?\s*(?:(?:is|was|would be|seems)?\s*(?:wrong|incorrect|false|not (?:right|correct|it))"
+                           r"|(?:is|was) what (?:you|one)(?:'d| would) get)\b", re.I)
 
 
 def _letters(text: str, labels: set[str]) -> tuple[set[str], set[str]]:

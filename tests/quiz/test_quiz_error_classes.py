@@ -139,3 +139,26 @@ def test_the_claim_inside_one_clause_still_counts():
     # Negative control: the wrong claim made inside one clause.
     res = judge(DIAGONAL, "The target is the next token, so the model should look at the next token to predict it.")
     assert "future-visible" in res.misconceptions, res.feedback
+
+
+# ---- a choice letter named as the alternative set aside is no pick --------------------------------
+
+@pytest.mark.parametrize("text", [
+    "not over the queries, that would be B. over the keys for each row, so A",
+    "Not down the columns, that'd be B; each row over its sources: A.",
+    "A. B is what you would get by normalising columns.",
+])
+def test_the_alternative_set_aside_is_no_pick(text):
+    res = judge(QUIZ.item("softmax-axis"), text)
+    assert res.verdict == "correct" and res.matched == ["A"], res.feedback
+
+
+@pytest.mark.parametrize("text,picked", [
+    ("Over each row, that would be A.", ["A"]),  # no rejection before it: a pick
+    ("It could be A, over the keys", ["A"]),
+    ("Not A, that would be rows; B.", ["B"]),
+])
+def test_a_hedged_or_affirmed_letter_is_still_a_pick(text, picked):
+    from grader.quiz.judge import chosen_option
+
+    assert chosen_option(QUIZ.item("softmax-axis"), text) == picked
