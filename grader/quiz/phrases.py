@@ -107,6 +107,8 @@ _INDICES = [
     # "change 0", "max change 0.000000", "zero difference": nothing moved.
     (re.compile(r"\b(?:max(?:imum)?\s+)?(?:abs(?:olute)?\s+)?(?:change|difference|diff|delta)\s*(?:of|is|was|=|:)?\s*"
                 r"(?:0(?:\.0+)?|zero)\b(?![.,]\d|\s*/)|\b(?:zero|0) (?:change|difference)\b"), " no change "),
+    # "one step ahead", "one position later": the next one.
+    (re.compile(r"\b(?:one|1|a) (?:step|position|token|place|slot) (?:ahead|later|forward|further|to the right)\b"), " next "),
     # "leaky or not", "with or without the mask": regardless.
     (re.compile(r"\b(?:leaky|masked|unmasked|causal|broken|correct|buggy|mask(?:ed)?) or not\b"
                 r"|\bwith or without (?:a |the )?mask(?:ing)?\b"), " regardless "),

@@ -162,3 +162,61 @@ def test_a_hedged_or_affirmed_letter_is_still_a_pick(text, picked):
     from grader.quiz.judge import chosen_option
 
     assert chosen_option(QUIZ.item("softmax-axis"), text) == picked
+
+
+# ---- claim structure: points said in the words learners use -------------------------------------
+
+WVP = QUIZ.item("weights-vs-probabilities")
+
+
+@pytest.mark.parametrize("text,point", [
+    ("Attention weights decide how to blend information from the earlier tokens.", "over-positions"),
+    ("An attention row: one entry per source position.", "over-positions"),
+    ("attention row has n entries (positions).", "over-positions"),
+    ("The output layer works out which word comes next.", "over-vocabulary"),
+    ("The final softmax says which token to emit.", "over-vocabulary"),
+])
+def test_ranges_said_in_other_words(text, point):
+    assert point in judge(WVP, text).matched
+
+
+@pytest.mark.parametrize("text", [
+    "The output layer gives one number per position for every token in the vocabulary.",  # no attention named
+    "Attention weights are the probability of the next token.",  # the misconception, not a range
+])
+def test_an_entry_per_position_needs_attention_as_its_subject(text):
+    assert "over-positions" not in judge(WVP, text).matched
+
+
+@pytest.mark.parametrize("text", [
+    "The current token belongs to the context the model already has.",
+    "Token i is part of the input, so showing it hides nothing.",
+    "Its own position is in what the model already knows.",
+])
+def test_own_token_is_part_of_what_is_known(text):
+    assert "own-token-known" in judge(DIAGONAL, text).matched
+
+
+def test_the_next_token_being_part_of_the_input_is_not_credited():
+    # Negative control: token i+1 is the target, not part of the input.
+    assert "own-token-known" not in judge(DIAGONAL, "The token at i+1 belongs to the input.").matched
+
+
+@pytest.mark.parametrize("text", ["The target sits one step ahead.", "Each row predicts the token one position later."])
+def test_one_step_ahead_is_the_next_token(text):
+    assert "target-is-next" in judge(DIAGONAL, text).matched
+
+
+def test_variance_said_to_shrink_with_width_is_a_wrong_claim():
+    res = judge(QUIZ.item("scaling"), "The scores' variance decreases as d_k grows, so the softmax would go flat; we rescale.")
+    assert res.verdict == "incorrect" and "variance-shrinks" in res.misconceptions, res.feedback
+    res = judge(QUIZ.item("scaling"), "The variance grows with d_k; dividing by sqrt(d_k) shrinks it back, so softmax "
+                                      "does not saturate.")
+    assert "variance-shrinks" not in res.misconceptions, res.feedback
+
+
+def test_a_correct_mask_said_to_leave_rows_under_one_is_a_wrong_claim():
+    res = judge(INTERVENTION, "A correct mask makes the early rows sum to less than one, so look for that.")
+    assert res.verdict == "incorrect" and "masked-rows-unnormalised" in res.misconceptions, res.feedback
+    res = judge(INTERVENTION, "Masking after softmax makes rows sum to less than one; that is a different bug.")
+    assert "masked-rows-unnormalised" not in res.misconceptions, res.feedback
