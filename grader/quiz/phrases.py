@@ -124,7 +124,8 @@ def normalise(text: str) -> str:
     text = text.lower()
     for a, b in (("\u2019", "'"), ("\u2018", "'"), ("\u2212", "-"), ("\u2013", "-"), ("\u2014", " , "),
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
-                 ("\u22c5", " dot "), ("\u2192", " , "), ("->", " , "), ("\u2248", " ")):
+                 ("\u22c5", " dot "), ("\u2192", " , "), ("->", " , "), ("\u2248", " "),
+                 ("\u2260", " is not "), ("!=", " is not ")):
         text = text.replace(a, b)
     for pattern, repl in _CONTRACTIONS + _SYMBOLS + _INDICES:
         text = pattern.sub(repl, text)

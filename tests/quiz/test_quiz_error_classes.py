@@ -220,3 +220,18 @@ def test_a_correct_mask_said_to_leave_rows_under_one_is_a_wrong_claim():
     assert res.verdict == "incorrect" and "masked-rows-unnormalised" in res.misconceptions, res.feedback
     res = judge(INTERVENTION, "Masking after softmax makes rows sum to less than one; that is a different bug.")
     assert "masked-rows-unnormalised" not in res.misconceptions, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Normalisation and causality are separate properties.",
+    "Row sums ≠ causality.",
+    "Being row-stochastic is distinct from being causal.",
+])
+def test_sums_and_causality_said_to_differ(text):
+    assert "sums-insufficient" in judge(INTERVENTION, text).matched
+
+
+def test_sums_said_to_show_causality_is_still_wrong():
+    # Negative control: the misconception the point guards against.
+    res = judge(INTERVENTION, "Each row sums to one, so the attention is causal.")
+    assert res.verdict == "incorrect" and "sums-insufficient" not in res.matched, res.feedback
