@@ -355,6 +355,12 @@ _INTRO = re.compile(r"\b(?:option|answer|choice|not|is|it's|its|say|pick|choose|
                     re.I)
 _AFTER = re.compile(r"^(?:\s*$|\s*[.,;:!?)-]|\s+(?:or|and|but|is|because|since|I)\b)")
 # What denies a letter: a negator just before it ("not B"), or a verdict after it in its clause ("B is wrong").
+# Letters rejected together: "not C or D", "neither B nor C" ("not B, A" is a contrast: A is kept).
+_REJECT_LIST = re.compile(r"(?i:\b(?:not|never|neither))\s+(?:options?\s+)?(?:\(?[A-Z]\)?\s*,\s*)*\(?[A-Z]\)?\s*"
+                          r"(?i:or|and|nor)\s*\(?$")
+# ... and the middle of such a list ("not B, C or D": C).
+_LIST_HEAD = re.compile(r"(?i:\b(?:not|never|neither))\s+(?:options?\s+)?(?:\(?[A-Z]\)?\s*,\s*)+\(?$")
+_LIST_TAIL = re.compile(r"^\)?\s*(?:,\s*\(?[A-Z]\)?\s*)*(?i:or|nor)\s+\(?[A-Z]\b")
 # A letter named as the alternative just set aside ("not the columns, that would be B") is no pick either.
 _REJECT_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|isn't|isnt)|\b(?:not|never|isn't|isnt)\b[^.;!?,]*,\s*that(?:'d| would)"
                             r"(?: have)? (?:be|been|mean))\s+(?:option\s+|answer\s+)?\(?$", re.I)
@@ -370,7 +376,10 @@ def _letters(text: str, labels: set[str]) -> tuple[set[str], set[str]]:
         label = m.group(1)
         if label not in labels or not (_INTRO.search(text[:m.start()]) or _AFTER.match(text[m.end():])):
             continue
-        denied = _REJECT_BEFORE.search(text[:m.start(1)]) or _REJECT_AFTER.match(text[m.end(1):])
+        before = text[:m.start(1)]
+        after = text[m.end(1):]
+        denied = (_REJECT_BEFORE.search(before) or _REJECT_LIST.search(before) or _REJECT_AFTER.match(after)
+                  or (_LIST_HEAD.search(before) and _LIST_TAIL.match(after)))
         (rejected if denied else picked).add(label)
     return picked - rejected, rejected
 

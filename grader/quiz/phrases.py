@@ -107,6 +107,9 @@ _INDICES = [
     # "change 0", "max change 0.000000", "zero difference": nothing moved.
     (re.compile(r"\b(?:max(?:imum)?\s+)?(?:abs(?:olute)?\s+)?(?:change|difference|diff|delta)\s*(?:of|is|was|=|:)?\s*"
                 r"(?:0(?:\.0+)?|zero)\b(?![.,]\d|\s*/)|\b(?:zero|0) (?:change|difference)\b"), " no change "),
+    # "x_T", "x_n": the last input; "weights x values": a product.
+    (re.compile(r"\bx_\{?[tnl]\}?(?![a-z0-9])"), " last input "),
+    (re.compile(r"(?<=[a-z\])]) [x*] (?=[a-z\[(])"), " times "),
     # "one step ahead", "one position later": the next one.
     (re.compile(r"\b(?:one|1|a) (?:step|position|token|place|slot) (?:ahead|later|forward|further|to the right)\b"), " next "),
     # "leaky or not", "with or without the mask": regardless.

@@ -235,3 +235,37 @@ def test_sums_said_to_show_causality_is_still_wrong():
     # Negative control: the misconception the point guards against.
     res = judge(INTERVENTION, "Each row sums to one, so the attention is causal.")
     assert res.verdict == "incorrect" and "sums-insufficient" not in res.matched, res.feedback
+
+
+# ---- more of the same classes, found by answers written here to probe them -----------------------
+
+@pytest.mark.parametrize("text", [
+    "definitely not C or D. I'd go with A",
+    "neither B nor C, it is A",
+    "not B, C or D: A",
+])
+def test_letters_rejected_together(text):
+    res = judge(QUIZ.item("softmax-axis"), text)
+    assert res.verdict == "correct" and res.matched == ["A"], res.feedback
+
+
+def test_not_b_comma_a_is_a_contrast_not_a_list():
+    res = judge(QUIZ.item("softmax-axis"), "not B, A. each row over its sources")
+    assert res.verdict == "correct", res.feedback
+
+
+@pytest.mark.parametrize("item,text,point", [
+    ("what-mixes", "queries vs keys -> weights. weights x values -> output.", "weights-from-queries-keys"),
+    ("what-mixes", "queries vs keys -> weights. weights x values -> output.", "values-mixed"),
+    ("scaling", "Big d_k means big scores, because you add up more terms.", "variance-grows"),
+    ("diagonal", "x_i is already given when predicting x_{i+1}.", "own-token-known"),
+    ("row-sums-vs-causality", "Alter x_T only; outputs 1..T-1 must be identical.", "intervention"),
+])
+def test_notes_style_symbols(item, text, point):
+    assert point in judge(QUIZ.item(item), text).matched
+
+
+def test_the_next_input_is_not_already_given():
+    # Negative controls: x_{i+1} is the target, and "the input at position i" says nothing about what is known.
+    assert "own-token-known" not in judge(DIAGONAL, "x_{i+1} is given to row i.").matched
+    assert "own-token-known" not in judge(DIAGONAL, "The input at position i is trained to predict token i+1.").matched
