@@ -135,7 +135,8 @@ def normalise(text: str) -> str:
     text = _FRACTION_WORDS.sub(lambda m: f"{_CARDINALS[m.group(1)]}/{_ORDINALS[m.group(2)]}", text)
     text = _COUNT_ONE.sub(lambda m: f"{m.group(1)} 1", text)
     text = _CLEFT.sub(r"\3 \2 , not \1", text)
-    text = _CONTRAST.sub(" not ", text)
+    # "rather not": a contrast's denial, which takes only the phrase it names (see `negated`).
+    text = _CONTRAST.sub(" rather not ", text)
     # "next-token", "d_k", "row-wise" become separate words; "-1" and "dim=-1" keep their sign.
     text = re.sub(r"(?<=[a-z0-9])[-_](?=[a-z])", " ", text)
     text = re.sub(r"(?<=[a-z])-(?=\d)", " ", text)
@@ -420,7 +421,7 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
         # "without" takes only its own object ("without a mask"), never the clause after it
         # ("without it the dot products grow" states that they grow).
         reach = (2 if n + 1 < len(doc.tokens) and doc.tokens[n + 1].text in _ARTICLES else 1) \
-            if word == "without" else NEGATION_WINDOW
+            if word == "without" else _contrast_reach(doc, n) if _contrasted(doc, n) else NEGATION_WINDOW
         if _relative_between(doc, n, hit.end):
             continue  # "not from the values, which are what gets mixed": the relative clause asserts
         for i in range(n + 1, min(n + 1 + reach, hit.end)):
@@ -432,6 +433,26 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
     count += _in_instead_clause(doc, hit) + _denied_by_ellipsis(doc, hit)
     count += any(i in doc.retracted for i in hit.consumed)
     return count % 2 == 1
+
+
+# What ends the phrase a contrast names: "zero instead of -inf still gives rows that sum to one" denies -inf only.
+_PHRASE_END = frozenset("still also so then thus is are was were be gives give gave makes make made does do did "
+                        "can could will would should must".split())
+
+
+def _contrasted(doc: Doc, n: int) -> bool:
+    return doc.tokens[n].text == "not" and n > 0 and doc.tokens[n - 1].text == "rather"
+
+
+def _contrast_reach(doc: Doc, n: int) -> int:
+    """How many words after a contrast's "not" it denies: the phrase it names, up to a verb or adverb that
+    resumes the main clause, at most NEGATION_WINDOW."""
+    reach = 0
+    for i in range(n + 1, min(n + 1 + NEGATION_WINDOW, len(doc.tokens))):
+        if doc.tokens[i].text in _PHRASE_END or doc.tokens[i].text in _CLAUSE_END:
+            break
+        reach += 1
+    return max(reach, 1)
 
 
 _RELATIVES = frozenset("which who".split())

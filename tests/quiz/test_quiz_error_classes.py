@@ -269,3 +269,26 @@ def test_the_next_input_is_not_already_given():
     # Negative controls: x_{i+1} is the target, and "the input at position i" says nothing about what is known.
     assert "own-token-known" not in judge(DIAGONAL, "x_{i+1} is given to row i.").matched
     assert "own-token-known" not in judge(DIAGONAL, "The input at position i is trained to predict token i+1.").matched
+
+
+# ---- a contrast denies the phrase it names, not the clause that resumes after it -----------------
+
+@pytest.mark.parametrize("text", [
+    "A broken mask using 0 instead of -inf still gives rows that sum to one.",
+    "A mask with zeros rather than -inf still makes every row add up to one.",
+])
+def test_contrast_denies_only_its_own_phrase(text):
+    assert "sums-insufficient" in judge(INTERVENTION, text).matched
+
+
+def test_contrast_still_denies_its_phrase():
+    # Negative control: what the contrast names stays denied ("rather than the values").
+    res = judge(QUIZ.item("what-mixes"), "The weights come from the values rather than from the queries and keys.")
+    assert "weights-from-queries-keys" not in res.matched, res.feedback
+
+
+def test_dotted_compares_and_dividing_to_sharpen_is_wrong():
+    res = judge(QUIZ.item("what-mixes"), "Each query is dotted with every key to give the weights, which average the values.")
+    assert res.verdict == "correct", res.feedback
+    res = judge(QUIZ.item("scaling"), "Otherwise softmax is too flat, so dividing makes it sharper.")
+    assert res.verdict == "incorrect" and "scaling-sharpens" in res.misconceptions, res.feedback
