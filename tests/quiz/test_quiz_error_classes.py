@@ -292,3 +292,16 @@ def test_dotted_compares_and_dividing_to_sharpen_is_wrong():
     assert res.verdict == "correct", res.feedback
     res = judge(QUIZ.item("scaling"), "Otherwise softmax is too flat, so dividing makes it sharper.")
     assert res.verdict == "incorrect" and "scaling-sharpens" in res.misconceptions, res.feedback
+
+
+def test_rows_before_it_are_the_earlier_rows():
+    res = judge(INTERVENTION, "Sums only show it is normalised, not causal. Tweak the last token and make sure the rows "
+                              "before it do not move.")
+    assert res.verdict == "correct", res.feedback
+    res = judge(INTERVENTION, "Tweak the last token and make sure the rows before it move.")  # negative control
+    assert "intervention" not in res.matched, res.feedback
+
+
+def test_kept_reasonable_when_the_dimension_is_big_is_the_growth():
+    res = judge(QUIZ.item("scaling"), "It keeps the scores reasonable when the dimension is big.")
+    assert "variance-grows" in res.matched, res.feedback
