@@ -150,6 +150,10 @@ _NUMBER = re.compile(
 )
 # Written-out exponentials are working, not answers: "e^0/(3e^0)", "exp(0)".
 _WORKING = re.compile(r"\d*\s*e\s*\^\s*[-+]?\d+(?:\.\d+)?|\bexp\s*,?\s*[-+]?\d+(?:\.\d+)?")
+# Written-out arithmetic is working too: "(2+0+6)/3", "7*1/7" (parentheses are commas by now).
+_ARITHMETIC = re.compile(r"[+-]?\d+(?:\.\d+)?(?:\s*[+*]\s*[+-]?\d+(?:\.\d+)?(?:/\d+)?)+(?:\s*,?\s*/\s*\d+(?:\.\d+)?)?")
+# A share said once for all of them, at the start of an unlabelled answer: "1/3 each -> ...".
+_EACH = re.compile(r"^\D*?([+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+)?(?:\s*%)?)\s+(?:each|apiece)\b")
 # A bound is no value: "rises by more than 1" does not say 1.
 _BOUND = re.compile(r"\b(?:more|less|greater|bigger|larger|smaller|fewer|higher|lower) than\s+[+-]?(?:\d+(?:\.\d+)?|\.\d+)"
                     r"(?:\s*/\s*\d+)?|\bat (?:least|most)\s+[+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+)?")
@@ -168,6 +172,7 @@ def numbers_in(text: str) -> list[float]:
     text = _BY_WORD.sub(lambda m: "by " + _WORD_NUMBERS[m.group(1)], text)
     text = _WORKING.sub(" ", text)
     text = _BOUND.sub(" ", text)
+    text = _ARITHMETIC.sub(" ", text)
     out = []
     for m in _NUMBER.finditer(text):
         token = m.group().replace(" ", "")
@@ -233,6 +238,12 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
     everything = numbers_in(norm)
     out: dict[str, tuple[bool, str]] = {}
     unlabelled = not segs
+    if unlabelled and len(item.targets) > 1 and _is_shares(item.targets[0]):
+        # "1/3 each, then [8/3, 2]": a share said once for all n stands for n numbers in the count.
+        each = _EACH.search(norm)
+        if each and (one := numbers_in(each.group(1))) and len(one) == 1:
+            rest = numbers_in(norm[each.end():])
+            everything = one * len(item.targets[0].values) + rest
     offset = 0
     for t in item.targets:
         if t.name in segs:

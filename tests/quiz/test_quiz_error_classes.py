@@ -305,3 +305,20 @@ def test_rows_before_it_are_the_earlier_rows():
 def test_kept_reasonable_when_the_dimension_is_big_is_the_growth():
     res = judge(QUIZ.item("scaling"), "It keeps the scores reasonable when the dimension is big.")
     assert "variance-grows" in res.matched, res.feedback
+
+
+# ---- numbers: written-out arithmetic is working, a share said once stands for all --------------
+
+@pytest.mark.parametrize("text", [
+    "1/3 each -> o = (2+0+6)/3, (0+4+2)/3 = [2.667, 2]",
+    "0.33 each, so (2+0+6)/3 and (0+4+2)/3: [8/3, 2]",
+])
+def test_arithmetic_working_and_a_share_said_once(text):
+    res = judge(QUIZ.item("zero-queries"), text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_working_does_not_hide_a_wrong_result():
+    # Negative control: the plain sum, however it is worked out, is still wrong.
+    res = judge(QUIZ.item("zero-queries"), "1/3 each -> (2+0+6), (0+4+2) = [8, 6]")
+    assert "output" in res.missing, res.feedback
