@@ -112,9 +112,11 @@ _INDICES = [
     (re.compile(r"(?<=[a-z\])]) [x*] (?=[a-z\[(])"), " times "),
     # "one step ahead", "one position later": the next one.
     (re.compile(r"\b(?:one|1|a) (?:step|position|token|place|slot) (?:ahead|later|forward|further|to the right)\b"), " next "),
-    # "leaky or not", "with or without the mask": regardless.
+    # "leaky or not", "with or without the mask", "either way": regardless.
     (re.compile(r"\b(?:leaky|masked|unmasked|causal|broken|correct|buggy|mask(?:ed)?) or not\b"
-                r"|\bwith or without (?:a |the )?mask(?:ing)?\b"), " regardless "),
+                r"|\bwith or without (?:a |the )?mask(?:ing)?\b|\beither way\b|\bno matter what\b"), " regardless "),
+    # "on their own", "by itself": alone (an exclusive qualifier, see `said_alone`).
+    (re.compile(r"\b(?:on (?:its|their) own|by (?:itself|themselves))\b"), " alone "),
 ]
 
 # A cleft contrast says its claim of the second subject: "it is not X that R, it is Y" reads "Y R , not X",
@@ -710,6 +712,17 @@ def said_alone(doc: Doc, groups: list[list[Phrasing]]) -> str | None:
             span = (n, last)
         elif word in _AFTER_NP and n > 0 and n - 1 in owner:
             named, first = phrase(n - 1, -1)
+            span = (first, n)
+        elif word in _AFTER_NP and n > 0:
+            # Said at the end of its clause ("the keys decide the weights alone"): of what the clause names before
+            # it ("the query compared with the keys sets the weights by itself" names both).
+            i = n - 1
+            while i > 0 and toks[i - 1] not in _CLAUSE_END:
+                i -= 1
+            named = {owner[j] for j in range(i, n) if j in owner}
+            first = min((j for j in range(i, n) if j in owner), default=None)
+            if first is None:
+                continue
             span = (first, n)
         else:
             continue

@@ -322,3 +322,36 @@ def test_working_does_not_hide_a_wrong_result():
     # Negative control: the plain sum, however it is worked out, is still wrong.
     res = judge(QUIZ.item("zero-queries"), "1/3 each -> (2+0+6), (0+4+2) = [8, 6]")
     assert "output" in res.missing, res.feedback
+
+
+# ---- exclusive qualifiers in other words, and at the end of their clause ---------------------------
+
+@pytest.mark.parametrize("text", [
+    "The keys decide the weights on their own and the values get mixed.",
+    "The query sets the weights by itself; the values are blended.",
+    "The keys decide the weights alone, and the values are averaged.",
+])
+def test_alone_in_other_words_or_at_the_clause_end_is_a_wrong_claim(text):
+    res = judge(QUIZ.item("what-mixes"), text)
+    assert res.verdict == "incorrect" and "weights-from-queries-keys" not in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Queries and keys decide the weights on their own; the values get mixed.",
+    "The query compared with the keys sets the weights by itself, and the values get mixed.",
+])
+def test_alone_over_everything_the_clause_names_is_credited(text):
+    assert judge(QUIZ.item("what-mixes"), text).verdict == "correct"
+
+
+@pytest.mark.parametrize("text,wrong", [
+    ("With a proper causal mask the rows would not sum to one, so look at the sums.", "masked-rows-unnormalised"),
+    ("Rows summing to one is a good test of the mask.", "sums-prove-causality"),
+])
+def test_more_wrong_claims_about_sums(text, wrong):
+    res = judge(INTERVENTION, text)
+    assert res.verdict == "incorrect" and wrong in res.misconceptions, res.feedback
+
+
+def test_either_way_is_regardless():
+    assert "sums-insufficient" in judge(INTERVENTION, "Sums are one either way, so they prove nothing.").matched
