@@ -355,3 +355,13 @@ def test_more_wrong_claims_about_sums(text, wrong):
 
 def test_either_way_is_regardless():
     assert "sums-insufficient" in judge(INTERVENTION, "Sums are one either way, so they prove nothing.").matched
+
+
+@pytest.mark.parametrize("item,text,point", [
+    ("diagonal", "The prediction made at row i is for token i+1.", "target-is-next"),
+    ("row-sums-vs-causality", "Modify the future inputs and check that nothing earlier moves.", "intervention"),
+    ("weights-vs-probabilities", "The probabilities come at the very end, from the unembedding.", "over-vocabulary"),
+])
+def test_more_points_in_other_words(item, text, point):
+    assert point in judge(QUIZ.item(item), text).matched
+
