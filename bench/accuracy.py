@@ -94,7 +94,7 @@ QUIZ_DIR = ROOT / "tests" / "quiz"
 
 
 def quiz_lines() -> list[str]:
-    """The quiz judge against teachers' labels: the set never tuned on first, then the ones it was tuned on."""
+    """The quiz judge against teachers' labels, the latest blind set first, then the ones it was tuned on."""
     from grader.quiz.agreement import blind_agreement, follow_up_agreement, second_labeller
     from grader.quiz.load import DEFAULT_QUIZ, load_quiz
 
@@ -102,7 +102,7 @@ def quiz_lines() -> list[str]:
     blind = QUIZ_DIR / "quiz_blind_answers.yaml"
     agree, sampled = second_labeller(blind, QUIZ_DIR / "quiz_blind_second_labels.yaml")
     lines = [*blind_agreement(quiz, QUIZ_DIR / "quiz_blind2_answers.yaml").lines(
-                 "Second blind set (quiz_blind2_answers.yaml, never tuned on: the blind measure)"),
+                 "Second blind set (quiz_blind2_answers.yaml, blind measure 94/112, a tuning set since 2026-12-01)"),
              *blind_agreement(quiz, blind).lines(
                  "First blind set (quiz_blind_answers.yaml, blind when first measured, then tuned on)"),
              *follow_up_agreement(quiz, blind).lines("Blind set, follow-up replies"),

@@ -27,6 +27,7 @@ class Agreement:
     by_item: Counter = field(default_factory=Counter)
     agree_by_item: Counter = field(default_factory=Counter)
     confusion: Counter = field(default_factory=Counter)  # (label, verdict) where they differ
+    agree_by_label: Counter = field(default_factory=Counter)  # the confusion matrix's diagonal
     misses: list[tuple[int, str, str, str]] = field(default_factory=list)  # (index, label, verdict, answer)
 
     def add(self, index: int, item: str, label: str, verdict: str, answer: str) -> None:
@@ -35,6 +36,7 @@ class Agreement:
         if verdict == label:
             self.agree += 1
             self.agree_by_item[item] += 1
+            self.agree_by_label[label] += 1
         else:
             self.confusion[(label, verdict)] += 1
             self.misses.append((index, label, verdict, answer))

@@ -87,7 +87,8 @@ def _claim_pattern(claim: Claim, rivals: tuple[str, ...] = ()) -> ClaimPattern:
     if key not in _PATTERNS:
         _PATTERNS[key] = (claim, ClaimPattern(
             claim.subject, claim.relation, claim.object, denied=claim.polarity == "denied",
-            window=claim.window, negators=claim.negators, rivals=_rivals(rivals)))
+            window=claim.window, negators=claim.negators, rivals=_rivals(rivals),
+            one_clause=claim.scope == "clause"))
     return _PATTERNS[key][1]
 
 
@@ -149,6 +150,13 @@ _NUMBER = re.compile(
 )
 # Written-out exponentials are working, not answers: "e^0/(3e^0)", "exp(0)".
 _WORKING = re.compile(r"\d*\s*e\s*\^\s*[-+]?\d+(?:\.\d+)?|\bexp\s*,?\s*[-+]?\d+(?:\.\d+)?")
+# Written-out arithmetic is working too: "(2+0+6)/3", "7*1/7" (parentheses are commas by now).
+_ARITHMETIC = re.compile(r"[+-]?\d+(?:\.\d+)?(?:\s*[+*]\s*[+-]?\d+(?:\.\d+)?(?:/\d+)?)+(?:\s*,?\s*/\s*\d+(?:\.\d+)?)?")
+# A share said once for all of them, at the start of an unlabelled answer: "1/3 each -> ...".
+_EACH = re.compile(r"^\D*?([+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+)?(?:\s*%)?)\s+(?:each|apiece)\b")
+# A bound is no value: "rises by more than 1" does not say 1.
+_BOUND = re.compile(r"\b(?:more|less|greater|bigger|larger|smaller|fewer|higher|lower) than\s+[+-]?(?:\d+(?:\.\d+)?|\.\d+)"
+                    r"(?:\s*/\s*\d+)?|\bat (?:least|most)\s+[+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+)?")
 _BROADCAST = re.compile(r"\b(each|all|every|uniform|uniformly|equal|equally|evenly)\b")
 # Said of shares, these mean 1/n each, n being the number of shares the target declares.
 _UNIFORM = re.compile(r"\b(uniform|uniformly|equal|equally|evenly)\b")
@@ -163,6 +171,8 @@ _BY_WORD = re.compile(r"\bby (" + "|".join(_WORD_NUMBERS) + r")\b")
 def numbers_in(text: str) -> list[float]:
     text = _BY_WORD.sub(lambda m: "by " + _WORD_NUMBERS[m.group(1)], text)
     text = _WORKING.sub(" ", text)
+    text = _BOUND.sub(" ", text)
+    text = _ARITHMETIC.sub(" ", text)
     out = []
     for m in _NUMBER.finditer(text):
         token = m.group().replace(" ", "")
@@ -228,6 +238,12 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
     everything = numbers_in(norm)
     out: dict[str, tuple[bool, str]] = {}
     unlabelled = not segs
+    if unlabelled and len(item.targets) > 1 and _is_shares(item.targets[0]):
+        # "1/3 each, then [8/3, 2]": a share said once for all n stands for n numbers in the count.
+        each = _EACH.search(norm)
+        if each and (one := numbers_in(each.group(1))) and len(one) == 1:
+            rest = numbers_in(norm[each.end():])
+            everything = one * len(item.targets[0].values) + rest
     offset = 0
     for t in item.targets:
         if t.name in segs:
@@ -257,13 +273,15 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
 # ---- verdicts --------------------------------------------------------------------------------
 
 
-def _verdict(earned: float, asked_made: int | None, required_ok: bool, wrong_claim: bool) -> Verdict:
+def _verdict(earned: float, asked_made: int | None, required_ok: bool, wrong_claim: bool, wrong_part: bool) -> Verdict:
     """correct: every required point, nothing wrong; incorrect: a wrong claim, or nothing made. In a numeric
     item (`asked_made` not None: the targets and required points it got right) with no asked part right, an
-    optional remark ("1/7" beside a wrong change) does not make it partial."""
+    optional remark ("1/7" beside a wrong change) does not make it partial. A wrong answer to one asked part
+    (`wrong_part`: a misconception that `contradicts` it, "the weights shift") leaves the other parts judged
+    on their own: partial at best, incorrect only when no other part is right."""
     if wrong_claim or earned == 0 or asked_made == 0:
         return "incorrect"
-    return "correct" if required_ok else "partial"
+    return "correct" if required_ok and not wrong_part else "partial"
 
 
 def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
@@ -314,8 +332,11 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
     wrong = [m for m in item.misconceptions if recognised(m, doc)]
     # What is wrong first, then what the judge could not decide, then the rest in rubric order.
     lines = [f"! {m.feedback}" for m in wrong] + sorted(lines, key=lambda x: {"!": 0, "?": 1}.get(x[:1], 2))
-    verdict = _verdict(earned, required_made if isinstance(item, NumericItem) else None, required_ok,
-                       bool(wrong or alone))
+    # In a numeric item a misconception that contradicts one asked part is that part answered wrongly.
+    numeric = isinstance(item, NumericItem)
+    fatal = [m for m in wrong if not (numeric and m.contradicts)]
+    verdict = _verdict(earned, required_made if numeric else None, required_ok, bool(fatal or alone),
+                       bool(wrong))
     # Nothing credited and nothing wrong, but a required point talked about: no confident verdict.
     if verdict == "incorrect" and earned == 0 and undecided_points and not (wrong or alone):
         verdict = "undetermined"
@@ -341,12 +362,21 @@ LETTER, EXPLICIT, INCIDENTAL = 3, 2, 1
 # introduces a pick before it ("not B", "option A", "it's D"), or punctuation, a conjunction or a verb after it
 # ("A, not B", "A or B", "B is wrong"). Not "A row sums to one".
 _CAPITAL = re.compile(r"(?<![\w'])\(?([A-Z])\)?(?![\w'])")
-_INTRO = re.compile(r"\b(?:option|answer|choice|not|is|it's|its|say|pick|choose|chose|with)\s*$", re.I)
+_INTRO = re.compile(r"\b(?:option|answer|choice|not|is|it's|its|say|pick|choose|chose|with|be|so|hence|thus)\s*$",
+                    re.I)
 _AFTER = re.compile(r"^(?:\s*$|\s*[.,;:!?)-]|\s+(?:or|and|but|is|because|since|I)\b)")
 # What denies a letter: a negator just before it ("not B"), or a verdict after it in its clause ("B is wrong").
-_REJECT_BEFORE = re.compile(r"\b(?:not|no|never|nor|isn't|isnt)\s+(?:option\s+|answer\s+)?\(?$", re.I)
-_REJECT_AFTER = re.compile(r"^\)?\s*(?:is|was|would be|seems)?\s*(?:wrong|incorrect|false|not (?:right|correct|it))\b",
-                           re.I)
+# Letters rejected together: "not C or D", "neither B nor C" ("not B, A" is a contrast: A is kept).
+_REJECT_LIST = re.compile(r"(?i:\b(?:not|never|neither))\s+(?:options?\s+)?(?:\(?[A-Z]\)?\s*,\s*)*\(?[A-Z]\)?\s*"
+                          r"(?i:or|and|nor)\s*\(?$")
+# ... and the middle of such a list ("not B, C or D": C).
+_LIST_HEAD = re.compile(r"(?i:\b(?:not|never|neither))\s+(?:options?\s+)?(?:\(?[A-Z]\)?\s*,\s*)+\(?$")
+_LIST_TAIL = re.compile(r"^\)?\s*(?:,\s*\(?[A-Z]\)?\s*)*(?i:or|nor)\s+\(?[A-Z]\b")
+# A letter named as the alternative just set aside ("not the columns, that would be B") is no pick either.
+_REJECT_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|isn't|isnt)|\b(?:not|never|isn't|isnt)\b[^.;!?,]*,\s*that(?:'d| would)"
+                            r"(?: have)? (?:be|been|mean))\s+(?:option\s+|answer\s+)?\(?$", re.I)
+_REJECT_AFTER = re.compile(r"^\)?\s*(?:(?:is|was|would be|seems)?\s*(?:wrong|incorrect|false|not (?:right|correct|it))"
+                           r"|(?:is|was) what (?:you|one)(?:'d| would) get)\b", re.I)
 
 
 def _letters(text: str, labels: set[str]) -> tuple[set[str], set[str]]:
@@ -357,7 +387,10 @@ def _letters(text: str, labels: set[str]) -> tuple[set[str], set[str]]:
         label = m.group(1)
         if label not in labels or not (_INTRO.search(text[:m.start()]) or _AFTER.match(text[m.end():])):
             continue
-        denied = _REJECT_BEFORE.search(text[:m.start(1)]) or _REJECT_AFTER.match(text[m.end(1):])
+        before = text[:m.start(1)]
+        after = text[m.end(1):]
+        denied = (_REJECT_BEFORE.search(before) or _REJECT_LIST.search(before) or _REJECT_AFTER.match(after)
+                  or (_LIST_HEAD.search(before) and _LIST_TAIL.match(after)))
         (rejected if denied else picked).add(label)
     return picked - rejected, rejected
 

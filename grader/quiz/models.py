@@ -98,6 +98,10 @@ class Claim(_Model):
     negators: list[str] = Field(
         default_factory=list, description="Extra words that deny this claim only (e.g. 'prevent*', 'would')."
     )
+    scope: Literal["sentence", "clause"] = Field(
+        "sentence", description="Where its parts must lie: one sentence, or one clause (never across 'so', "
+        "'therefore', 'whereas', ', but'), for a claim that is one predication ('looking at the next token') "
+        "rather than an inference ('rows sum to one, so it is causal').")
 
     @model_validator(mode="after")
     def _terms_expanded(self) -> Claim:
@@ -168,6 +172,10 @@ class Misconception(_Recognised):
     id: Id
     match: list[AcceptEntry] = Field(default_factory=list)
     feedback: str
+    contradicts: Id | None = Field(
+        None, description="Numeric items only: the target or key point this misconception answers wrongly ('the "
+        "weights shift' for 'the weights do not change'). It marks that part wrong and leaves the other asked parts "
+        "judged on their own (partial at best); a misconception without it makes the answer incorrect.")
 
     @model_validator(mode="after")
     def _evidence(self) -> Misconception:
@@ -242,6 +250,15 @@ class NumericItem(_Item, _Rubric):
             raise ValueError("target names and key point ids must be distinct")
         return self
 
+    @model_validator(mode="after")
+    def _contradicted_parts_exist(self) -> NumericItem:
+        asked = {t.name for t in self.targets} | {k.id for k in self.key_points if k.required}
+        for m in self.misconceptions:
+            if m.contradicts is not None and m.contradicts not in asked:
+                raise ValueError(f"misconception {m.id!r} contradicts {m.contradicts!r}, which is no target or "
+                                 f"required key point of this item")
+        return self
+
 
 class ConceptsItem(_Item, _Rubric):
     type: Literal["concepts"]
@@ -250,6 +267,8 @@ class ConceptsItem(_Item, _Rubric):
     def _needs_required(self) -> ConceptsItem:
         if not any(k.required for k in self.key_points):
             raise ValueError("a concepts item needs at least one required key point")
+        if any(m.contradicts for m in self.misconceptions):
+            raise ValueError("'contradicts' is for numeric items: in a concepts item any wrong claim is wrong")
         return self
 
 

@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 
 from rapidfuzz.distance import DamerauLevenshtein
 
@@ -51,6 +52,7 @@ _SENTENCE_END = frozenset(".;!?")
 _CLAUSE_END = _SENTENCE_END | {",", "but", "however", "whereas", "although", "though", "while", "because"}
 # A sentence that answers a question with one of these takes the question back ("Unchanged? No.").
 _RETRACT = frozenset("no not nope never wrong false hardly".split())
+_UNSURE = frozenset("sure certain confident".split())
 
 # Contrastive phrases deny what follows them ("over positions rather than the vocabulary", "different
 # from a cosine similarity", "a separate claim from being causal").
@@ -94,6 +96,29 @@ _TOKEN = re.compile(
 )
 
 
+# Positions written as indices, read as the words the rubrics use: "rows 0 and 1", "outputs 0..T-2" are the
+# earlier rows, "j < k" earlier positions and "j > i" later ones, "T-1" (the length less one) the last.
+_INDICES = [
+    (re.compile(r"\b(rows?|outputs?|positions?|tokens?|results?|logits)\s+(?:0|1)\s*(?:\.\.\.?|to|through|-|and|,)\s*"
+                r"(?:\d+|[a-z](?:\s*-\s*\d+)?)\b(?!\s*/)"), r" earlier \1 "),
+    (re.compile(r"\b[a-z]\s*<\s*[a-z]\b"), " earlier positions "),
+    (re.compile(r"\b[a-z]\s*>\s*[a-z]\b"), " later positions "),
+    (re.compile(r"\b[tnl]\s*-\s*1\b"), " last "),
+    # "change 0", "max change 0.000000", "zero difference": nothing moved.
+    (re.compile(r"\b(?:max(?:imum)?\s+)?(?:abs(?:olute)?\s+)?(?:change|difference|diff|delta)\s*(?:of|is|was|=|:)?\s*"
+                r"(?:0(?:\.0+)?|zero)\b(?![.,]\d|\s*/)|\b(?:zero|0) (?:change|difference)\b"), " no change "),
+    # "x_T", "x_n": the last input; "weights x values": a product.
+    (re.compile(r"\bx_\{?[tnl]\}?(?![a-z0-9])"), " last input "),
+    (re.compile(r"(?<=[a-z\])]) [x*] (?=[a-z\[(])"), " times "),
+    # "one step ahead", "one position later": the next one.
+    (re.compile(r"\b(?:one|1|a) (?:step|position|token|place|slot) (?:ahead|later|forward|further|to the right)\b"), " next "),
+    # "leaky or not", "with or without the mask", "either way": regardless.
+    (re.compile(r"\b(?:leaky|masked|unmasked|causal|broken|correct|buggy|mask(?:ed)?) or not\b"
+                r"|\bwith or without (?:a |the )?mask(?:ing)?\b|\beither way\b|\bno matter what\b"), " regardless "),
+    # "on their own", "by itself": alone (an exclusive qualifier, see `said_alone`).
+    (re.compile(r"\b(?:on (?:its|their) own|by (?:itself|themselves))\b"), " alone "),
+]
+
 # A cleft contrast says its claim of the second subject: "it is not X that R, it is Y" reads "Y R , not X",
 # so the negation stays with X.
 _CLEFT = re.compile(r"\bit is not ([^,.;]+?) (?:that|which|who) ([^,.;]+?)\s*,\s*(?:but\s+)?it is ([^,.;]+)")
@@ -104,14 +129,16 @@ def normalise(text: str) -> str:
     text = text.lower()
     for a, b in (("\u2019", "'"), ("\u2018", "'"), ("\u2212", "-"), ("\u2013", "-"), ("\u2014", " , "),
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
-                 ("\u22c5", " dot "), ("\u2192", " , "), ("->", " , "), ("\u2248", " ")):
+                 ("\u22c5", " dot "), ("\u2192", " , "), ("->", " , "), ("\u2248", " "),
+                 ("\u2260", " is not "), ("!=", " is not ")):
         text = text.replace(a, b)
-    for pattern, repl in _CONTRACTIONS + _SYMBOLS:
+    for pattern, repl in _CONTRACTIONS + _SYMBOLS + _INDICES:
         text = pattern.sub(repl, text)
     text = _FRACTION_WORDS.sub(lambda m: f"{_CARDINALS[m.group(1)]}/{_ORDINALS[m.group(2)]}", text)
     text = _COUNT_ONE.sub(lambda m: f"{m.group(1)} 1", text)
     text = _CLEFT.sub(r"\3 \2 , not \1", text)
-    text = _CONTRAST.sub(" not ", text)
+    # "rather not": a contrast's denial, which takes only the phrase it names (see `negated`).
+    text = _CONTRAST.sub(" rather not ", text)
     # "next-token", "d_k", "row-wise" become separate words; "-1" and "dim=-1" keep their sign.
     text = re.sub(r"(?<=[a-z0-9])[-_](?=[a-z])", " ", text)
     text = re.sub(r"(?<=[a-z])-(?=\d)", " ", text)
@@ -143,11 +170,29 @@ SPELL_MIN = 5
 _INFLECTIONS = ("s", "es", "ed", "d", "ing", "ly", "er", "ers")
 
 
+# An English word as typed is no typo, though one edit from a quiz word: "think" is not "thing", "edits" not
+# "emits". pyspellchecker's bundled English frequency list decides; rarer entries than this (odd spellings
+# that list keeps) do not shield a word from correction.
+ENGLISH_MIN_COUNT = 50
+
+
+@cache
+def _english() -> dict[str, int]:
+    from spellchecker import SpellChecker  # loaded once, on the first answer judged with a vocabulary
+
+    return dict(SpellChecker(language="en").word_frequency.dictionary)
+
+
+def english_word(word: str) -> bool:
+    return _english().get(word, 0) >= ENGLISH_MIN_COUNT
+
+
 def correct_spelling(text: str, vocabulary: frozenset[str]) -> str:
     """Replace each unknown word by the one vocabulary word within a typo of it ("sofmax", "wieghts").
 
-    A word is known when it, or it less a common ending, is in the vocabulary; a typo is one edit (two from
-    ten letters) with the first letter kept; a word with two equally near candidates is left as typed."""
+    A word is known when it, or it less a common ending, is in the vocabulary, or when it is a common English
+    word; a typo is one edit (two from ten letters) with the first letter kept; a word with two equally near
+    candidates is left as typed."""
     if not vocabulary:
         return text
     # Never corrected into a negation ("note" is no "not"): a denial must be typed.
@@ -157,6 +202,8 @@ def correct_spelling(text: str, vocabulary: frozenset[str]) -> str:
         word = m.group()
         if len(word) < SPELL_MIN or word in vocabulary or word in NEGATORS or any(
                 (word.endswith(e) and word[:-len(e)] in vocabulary) or word + e in vocabulary for e in _INFLECTIONS):
+            return word
+        if english_word(word):
             return word
         limit = 2 if len(word) >= 10 else 1
         best = _nearest(word, vocabulary, limit)
@@ -202,10 +249,15 @@ class Doc:
         for i, tok in enumerate(self.tokens):
             if tok.text not in _SENTENCE_END:
                 continue
-            if tok.text == "?" and i + 1 < len(self.tokens) and self.tokens[i + 1].text in _RETRACT:
+            if tok.text == "?" and i + 1 < len(self.tokens) and self.tokens[i + 1].text in _RETRACT \
+                    and not self._hedge(i + 1):
                 out.update(range(start, i))
             start = i + 1
         return frozenset(out)
+
+    def _hedge(self, i: int) -> bool:
+        """"not sure", "not certain" after a question doubt it; they do not deny it ("... i think? not sure")."""
+        return self.tokens[i].text == "not" and i + 1 < len(self.tokens) and self.tokens[i + 1].text in _UNSURE
 
     def token_at(self, offset: int) -> int:
         for i, tok in enumerate(self.tokens):
@@ -371,7 +423,7 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
         # "without" takes only its own object ("without a mask"), never the clause after it
         # ("without it the dot products grow" states that they grow).
         reach = (2 if n + 1 < len(doc.tokens) and doc.tokens[n + 1].text in _ARTICLES else 1) \
-            if word == "without" else NEGATION_WINDOW
+            if word == "without" else _contrast_reach(doc, n) if _contrasted(doc, n) else NEGATION_WINDOW
         if _relative_between(doc, n, hit.end):
             continue  # "not from the values, which are what gets mixed": the relative clause asserts
         for i in range(n + 1, min(n + 1 + reach, hit.end)):
@@ -383,6 +435,26 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
     count += _in_instead_clause(doc, hit) + _denied_by_ellipsis(doc, hit)
     count += any(i in doc.retracted for i in hit.consumed)
     return count % 2 == 1
+
+
+# What ends the phrase a contrast names: "zero instead of -inf still gives rows that sum to one" denies -inf only.
+_PHRASE_END = frozenset("still also so then thus is are was were be gives give gave makes make made does do did "
+                        "can could will would should must".split())
+
+
+def _contrasted(doc: Doc, n: int) -> bool:
+    return doc.tokens[n].text == "not" and n > 0 and doc.tokens[n - 1].text == "rather"
+
+
+def _contrast_reach(doc: Doc, n: int) -> int:
+    """How many words after a contrast's "not" it denies: the phrase it names, up to a verb or adverb that
+    resumes the main clause, at most NEGATION_WINDOW."""
+    reach = 0
+    for i in range(n + 1, min(n + 1 + NEGATION_WINDOW, len(doc.tokens))):
+        if doc.tokens[i].text in _PHRASE_END or doc.tokens[i].text in _CLAUSE_END:
+            break
+        reach += 1
+    return max(reach, 1)
 
 
 _RELATIVES = frozenset("which who".split())
@@ -503,17 +575,33 @@ def _plural(doc: Doc, hit: Hit) -> bool:
     return word.endswith("s") and not word.endswith("ss")
 
 
+# Words that start a clause of its own: a claim held to one clause never straddles one ("the target is the next
+# token, so looking at the current one is fine" says nothing about looking at the next token). Claims that are
+# an inference ("the more terms, so the bigger the sum"; "rows sum to one, so it is causal") may.
+_CONSEQUENCE = frozenset("so therefore hence thus whereas".split())
+
+
+def _clauses_joined(doc: Doc, start: int, end: int) -> bool:
+    """A consequence or contrast between two clauses lies between `start` and `end` ("X, so Y", "X, but Y")."""
+    for i in range(start + 1, end - 1):
+        word = doc.tokens[i].text
+        if word in _CONSEQUENCE or (word == "but" and doc.tokens[i - 1].text == ","):
+            return True
+    return False
+
+
 class ClaimPattern:
     """Subject, relation and object phrasings found in one sentence, in any order, the first and the last
     word found at most `window` words apart."""
 
     def __init__(self, subject: list[str], relation: list[str], obj: list[str], *, denied: bool, window: int,
-                 negators: Iterable[str] = (), rivals: Rivals | None = None):
+                 negators: Iterable[str] = (), rivals: Rivals | None = None, one_clause: bool = False):
         self.parts = [[Phrasing(p) for p in part] for part in (subject, relation, obj) if part]
         self.denied = denied
         self.window = window
         self.negators = tuple(negators)
         self.rivals = rivals  # the relation (or, without one, the object) is what a rival may take from the subject
+        self.one_clause = one_clause
 
     def _hits(self, doc: Doc, part_i: int) -> list[Hit]:
         hits = [h for p in self.parts[part_i] for h in p.hits(doc)]
@@ -540,6 +628,8 @@ class ClaimPattern:
                 continue  # two parts on the same words
             start, end = min(used), max(used) + 1
             if end - 1 - start > self.window or len({doc.sentence[i] for i in used}) > 1:
+                continue
+            if self.one_clause and _clauses_joined(doc, start, end):
                 continue
             if self.rivals and len(combo) > 1 and self.rivals.take_role(doc, combo[0], combo[1], used):
                 continue
@@ -622,6 +712,17 @@ def said_alone(doc: Doc, groups: list[list[Phrasing]]) -> str | None:
             span = (n, last)
         elif word in _AFTER_NP and n > 0 and n - 1 in owner:
             named, first = phrase(n - 1, -1)
+            span = (first, n)
+        elif word in _AFTER_NP and n > 0:
+            # Said at the end of its clause ("the keys decide the weights alone"): of what the clause names before
+            # it ("the query compared with the keys sets the weights by itself" names both).
+            i = n - 1
+            while i > 0 and toks[i - 1] not in _CLAUSE_END:
+                i -= 1
+            named = {owner[j] for j in range(i, n) if j in owner}
+            first = min((j for j in range(i, n) if j in owner), default=None)
+            if first is None:
+                continue
             span = (first, n)
         else:
             continue

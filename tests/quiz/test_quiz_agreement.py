@@ -63,7 +63,10 @@ def test_modelled_table_agreement():
     # Floors at what the judge measured when this table was written (2026-12-01), never below: the
     # 95% of the quoted table it replaced was reached by tuning on that table's disagreements. Each of
     # the 17 disagreements here was read; in all of them a teacher keeps the table's verdict.
-    assert agree >= 144
+    # Raised to 147 after the tuning on the second blind set (2026-12-01): this table was run to check that its
+    # agreement did not fall and its disagreements were read; the gain came from general mechanisms (positions
+    # as indices, contrast scope, sums and causality called different), not from a phrasing for one of its answers.
+    assert agree >= 147
     assert binary >= 155
 
 

@@ -35,7 +35,10 @@ def test_issue_follow_up_accepts_the_next_token():
 def test_issue_retracted_claim_is_not_credited():
     text = "The weights are unchanged? Not at all; they all shift. The output goes up by 1."
     res = judge(QUIZ.item("value-change"), text)
-    assert res.verdict == "incorrect" and "weights-change" in res.misconceptions, res.feedback
+    # The retracted "unchanged" is not credited and the shift is named; the right +1 alone makes it partial
+    # (issue 26: a numeric item's asked parts are judged one by one).
+    assert "weights-change" in res.misconceptions and "weights-unchanged" in res.missing, res.feedback
+    assert res.verdict == "partial", res.feedback
     # Negative control: the same question answered "yes" keeps the claim.
     res = judge(QUIZ.item("value-change"), "The weights are unchanged? Yes, exactly. The output goes up by 1.")
     assert res.verdict == "correct", res.feedback
@@ -129,10 +132,16 @@ def test_unknown_term_is_a_clear_error(tmp_path):
     ("diagonal", "Every token is part of the input, so a position may attend to itself and to later tokens too."),
     ("what-mixes", "Queries are compared with keys, and the model then selects the single best value."),
     ("zero-queries", "weights 1/3 each, and the output is the sum of the values: [8, 6]"),
-    ("value-change", "The weights stay the same, and the output goes up by 7."),
 ])
 def test_right_phrase_inside_wrong_claim_is_not_credited(iid, text):
     assert judge(QUIZ.item(iid), text).verdict == "incorrect"
+
+
+def test_wrong_amount_is_not_credited_beside_right_weights():
+    # Issue 26: a numeric item's asked parts are judged one by one (both blind sets' labellers rule so): the
+    # wrong "+7" is not credited and is named, the right weights keep the answer partial (it was incorrect).
+    res = judge(QUIZ.item("value-change"), "The weights stay the same, and the output goes up by 7.")
+    assert res.verdict == "partial" and "delta" in res.missing and "whole-change" in res.misconceptions
 
 
 def test_future_named_only_to_deny_it_is_not_a_misconception():

@@ -1,0 +1,367 @@
+"""Issue 26, the classes of error found on the second blind set once it became a tuning set (2026-12-01).
+
+Each class is fixed by a general mechanism, and each test here failed before its fix. The sentences are
+written for these tests, not copied from a labelled set, so that they check the mechanism, not one answer."""
+
+import pytest
+
+from grader.quiz.judge import judge
+from grader.quiz.load import DEFAULT_QUIZ, load_quiz
+
+QUIZ = load_quiz(DEFAULT_QUIZ)
+
+
+# ---- a hedge after a question doubts it, it does not take it back -------------------------------
+
+@pytest.mark.parametrize("text", [
+    "the query compared with each key gives the weights, i think? not sure about what gets mixed",
+    "Queries matched against keys set the weights? Not certain. Never learned the rest.",
+])
+def test_not_sure_after_a_question_keeps_the_claim(text):
+    res = judge(QUIZ.item("what-mixes"), text)
+    assert res.verdict == "partial" and "weights-from-queries-keys" in res.matched, res.feedback
+
+
+def test_a_denial_after_a_question_still_takes_it_back():
+    # Negative control: "No." answers the question.
+    res = judge(QUIZ.item("what-mixes"), "The values set the weights? No. The query and key scores set the weights.")
+    assert "weights-from-queries-keys" in res.matched, res.feedback
+    res = judge(QUIZ.item("what-mixes"), "The query compared with each key gives the weights? No.")
+    assert "weights-from-queries-keys" not in res.matched, res.feedback
+
+
+# ---- a numeric item's asked parts are judged one by one ----------------------------------------
+
+VALUE_CHANGE = QUIZ.item("value-change")
+
+
+@pytest.mark.parametrize("text", [
+    "The first coordinate goes up by exactly 1, though the weights get recomputed and move a bit.",
+    "Weights unchanged; the first output coordinate grows by 7.",
+])
+def test_a_wrong_answer_to_one_asked_part_leaves_the_other_right(text):
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "partial", res.feedback
+    assert res.feedback.startswith("!"), res.feedback  # the wrong part is still named first
+
+
+@pytest.mark.parametrize("text", [
+    "The weights shift towards the first source and the coordinate rises by 7.",  # no part right
+    "The weights stay put, but attention just picks the first value, so the output rises by 7.",  # a wrong mechanism
+    "Its weight grows, so the output rises by more than 1.",  # a bound is no value
+])
+def test_no_part_right_or_a_wrong_mechanism_is_incorrect(text):
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+def test_a_bound_is_no_value():
+    # "more than 1" was read as 1: a wrong answer judged correct.
+    res = judge(VALUE_CHANGE, "The weights do not change; the output rises by more than 1.")
+    assert res.verdict == "partial" and "delta" in res.missing, res.feedback
+    res = judge(QUIZ.item("zero-queries"), "weights at least 1/3 each, output [8/3, 2]")
+    assert "weights" in res.missing, res.feedback
+
+
+def test_contradicts_names_an_asked_part_of_a_numeric_item():
+    import json
+
+    from pydantic import ValidationError
+
+    from grader.quiz.load import DEFAULT_QUIZ as PATH
+    from grader.quiz.models import Quiz
+
+    data = json.loads(PATH.read_text(encoding="utf-8"))
+    item = next(i for i in data["items"] if i["id"] == "value-change")
+    item["misconceptions"][0]["contradicts"] = "no-such-part"
+    with pytest.raises(ValidationError, match="no target or required key point"):
+        Quiz.model_validate(data)
+    item["misconceptions"][0]["contradicts"] = "delta"
+    mixes = next(i for i in data["items"] if i["id"] == "what-mixes")
+    mixes["misconceptions"][0]["contradicts"] = "values-mixed"
+    with pytest.raises(ValidationError, match="for numeric items"):
+        Quiz.model_validate(data)
+
+
+# ---- positions written as indices, and "no change" written as a number ------------------------
+
+INTERVENTION = QUIZ.item("row-sums-vs-causality")
+SUMS = "Any softmax row sums to one, even a leaky one, so sums prove nothing about causality."
+
+
+@pytest.mark.parametrize("test", [
+    "Replace the last token with another and check that outputs 0 and 1 are identical.",
+    "Perturb only position T-1 and check that rows 0..T-2 of the output stay the same.",
+    "Edit the final input; the outputs at every j < k must be unchanged.",
+    "Change the last token's value and compare the earlier rows: max change 0.000000.",
+    "Modify the last input and check the earlier outputs: zero difference.",
+])
+def test_intervention_written_with_indices_or_numbers(test):
+    res = judge(INTERVENTION, f"{SUMS} {test}")
+    assert res.verdict == "correct", res.feedback
+
+
+@pytest.mark.parametrize("test", [
+    "Replace the last token with another and check that outputs 0 and 1 change.",
+    "Change the last token's value and compare the earlier rows: max change 9.921041.",
+    "Edit the final input and compare rows 0 and 1: a change of 0.5.",
+])
+def test_intervention_with_moving_indices_is_not_credited(test):
+    # Negative controls: the earlier rows move, or the change is not zero.
+    res = judge(INTERVENTION, f"{SUMS} {test}")
+    assert "intervention" not in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Softmax makes every row add up to one, leaky or not, so the sums cannot show causality.",
+    "Rows sum to one with or without the mask, so the sum tells you nothing.",
+])
+def test_or_not_reads_as_regardless(text):
+    res = judge(INTERVENTION, text)
+    assert "sums-insufficient" in res.matched, res.feedback
+
+
+# ---- a claim held to one clause does not straddle "so" or ", but" -------------------------------
+
+DIAGONAL = QUIZ.item("diagonal")
+
+
+@pytest.mark.parametrize("text", [
+    "Row i is trying to guess the next token, so attending to the current token gives nothing away.",
+    "The target is the following token, therefore looking at your own position is fair.",
+])
+def test_a_claim_does_not_straddle_a_consequence(text):
+    res = judge(DIAGONAL, text)
+    assert "future-visible" not in res.misconceptions, res.feedback
+
+
+def test_the_claim_inside_one_clause_still_counts():
+    # Negative control: the wrong claim made inside one clause.
+    res = judge(DIAGONAL, "The target is the next token, so the model should look at the next token to predict it.")
+    assert "future-visible" in res.misconceptions, res.feedback
+
+
+# ---- a choice letter named as the alternative set aside is no pick --------------------------------
+
+@pytest.mark.parametrize("text", [
+    "not over the queries, that would be B. over the keys for each row, so A",
+    "Not down the columns, that'd be B; each row over its sources: A.",
+    "A. B is what you would get by normalising columns.",
+])
+def test_the_alternative_set_aside_is_no_pick(text):
+    res = judge(QUIZ.item("softmax-axis"), text)
+    assert res.verdict == "correct" and res.matched == ["A"], res.feedback
+
+
+@pytest.mark.parametrize("text,picked", [
+    ("Over each row, that would be A.", ["A"]),  # no rejection before it: a pick
+    ("It could be A, over the keys", ["A"]),
+    ("Not A, that would be rows; B.", ["B"]),
+])
+def test_a_hedged_or_affirmed_letter_is_still_a_pick(text, picked):
+    from grader.quiz.judge import chosen_option
+
+    assert chosen_option(QUIZ.item("softmax-axis"), text) == picked
+
+
+# ---- claim structure: points said in the words learners use -------------------------------------
+
+WVP = QUIZ.item("weights-vs-probabilities")
+
+
+@pytest.mark.parametrize("text,point", [
+    ("Attention weights decide how to blend information from the earlier tokens.", "over-positions"),
+    ("An attention row: one entry per source position.", "over-positions"),
+    ("attention row has n entries (positions).", "over-positions"),
+    ("The output layer works out which word comes next.", "over-vocabulary"),
+    ("The final softmax says which token to emit.", "over-vocabulary"),
+])
+def test_ranges_said_in_other_words(text, point):
+    assert point in judge(WVP, text).matched
+
+
+@pytest.mark.parametrize("text", [
+    "The output layer gives one number per position for every token in the vocabulary.",  # no attention named
+    "Attention weights are the probability of the next token.",  # the misconception, not a range
+])
+def test_an_entry_per_position_needs_attention_as_its_subject(text):
+    assert "over-positions" not in judge(WVP, text).matched
+
+
+@pytest.mark.parametrize("text", [
+    "The current token belongs to the context the model already has.",
+    "Token i is part of the input, so showing it hides nothing.",
+    "Its own position is in what the model already knows.",
+])
+def test_own_token_is_part_of_what_is_known(text):
+    assert "own-token-known" in judge(DIAGONAL, text).matched
+
+
+def test_the_next_token_being_part_of_the_input_is_not_credited():
+    # Negative control: token i+1 is the target, not part of the input.
+    assert "own-token-known" not in judge(DIAGONAL, "The token at i+1 belongs to the input.").matched
+
+
+@pytest.mark.parametrize("text", ["The target sits one step ahead.", "Each row predicts the token one position later."])
+def test_one_step_ahead_is_the_next_token(text):
+    assert "target-is-next" in judge(DIAGONAL, text).matched
+
+
+def test_variance_said_to_shrink_with_width_is_a_wrong_claim():
+    res = judge(QUIZ.item("scaling"), "The scores' variance decreases as d_k grows, so the softmax would go flat; we rescale.")
+    assert res.verdict == "incorrect" and "variance-shrinks" in res.misconceptions, res.feedback
+    res = judge(QUIZ.item("scaling"), "The variance grows with d_k; dividing by sqrt(d_k) shrinks it back, so softmax "
+                                      "does not saturate.")
+    assert "variance-shrinks" not in res.misconceptions, res.feedback
+
+
+def test_a_correct_mask_said_to_leave_rows_under_one_is_a_wrong_claim():
+    res = judge(INTERVENTION, "A correct mask makes the early rows sum to less than one, so look for that.")
+    assert res.verdict == "incorrect" and "masked-rows-unnormalised" in res.misconceptions, res.feedback
+    res = judge(INTERVENTION, "Masking after softmax makes rows sum to less than one; that is a different bug.")
+    assert "masked-rows-unnormalised" not in res.misconceptions, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Normalisation and causality are separate properties.",
+    "Row sums ≠ causality.",
+    "Being row-stochastic is distinct from being causal.",
+])
+def test_sums_and_causality_said_to_differ(text):
+    assert "sums-insufficient" in judge(INTERVENTION, text).matched
+
+
+def test_sums_said_to_show_causality_is_still_wrong():
+    # Negative control: the misconception the point guards against.
+    res = judge(INTERVENTION, "Each row sums to one, so the attention is causal.")
+    assert res.verdict == "incorrect" and "sums-insufficient" not in res.matched, res.feedback
+
+
+# ---- more of the same classes, found by answers written here to probe them -----------------------
+
+@pytest.mark.parametrize("text", [
+    "definitely not C or D. I'd go with A",
+    "neither B nor C, it is A",
+    "not B, C or D: A",
+])
+def test_letters_rejected_together(text):
+    res = judge(QUIZ.item("softmax-axis"), text)
+    assert res.verdict == "correct" and res.matched == ["A"], res.feedback
+
+
+def test_not_b_comma_a_is_a_contrast_not_a_list():
+    res = judge(QUIZ.item("softmax-axis"), "not B, A. each row over its sources")
+    assert res.verdict == "correct", res.feedback
+
+
+@pytest.mark.parametrize("item,text,point", [
+    ("what-mixes", "queries vs keys -> weights. weights x values -> output.", "weights-from-queries-keys"),
+    ("what-mixes", "queries vs keys -> weights. weights x values -> output.", "values-mixed"),
+    ("scaling", "Big d_k means big scores, because you add up more terms.", "variance-grows"),
+    ("diagonal", "x_i is already given when predicting x_{i+1}.", "own-token-known"),
+    ("row-sums-vs-causality", "Alter x_T only; outputs 1..T-1 must be identical.", "intervention"),
+])
+def test_notes_style_symbols(item, text, point):
+    assert point in judge(QUIZ.item(item), text).matched
+
+
+def test_the_next_input_is_not_already_given():
+    # Negative controls: x_{i+1} is the target, and "the input at position i" says nothing about what is known.
+    assert "own-token-known" not in judge(DIAGONAL, "x_{i+1} is given to row i.").matched
+    assert "own-token-known" not in judge(DIAGONAL, "The input at position i is trained to predict token i+1.").matched
+
+
+# ---- a contrast denies the phrase it names, not the clause that resumes after it -----------------
+
+@pytest.mark.parametrize("text", [
+    "A broken mask using 0 instead of -inf still gives rows that sum to one.",
+    "A mask with zeros rather than -inf still makes every row add up to one.",
+])
+def test_contrast_denies_only_its_own_phrase(text):
+    assert "sums-insufficient" in judge(INTERVENTION, text).matched
+
+
+def test_contrast_still_denies_its_phrase():
+    # Negative control: what the contrast names stays denied ("rather than the values").
+    res = judge(QUIZ.item("what-mixes"), "The weights come from the values rather than from the queries and keys.")
+    assert "weights-from-queries-keys" not in res.matched, res.feedback
+
+
+def test_dotted_compares_and_dividing_to_sharpen_is_wrong():
+    res = judge(QUIZ.item("what-mixes"), "Each query is dotted with every key to give the weights, which average the values.")
+    assert res.verdict == "correct", res.feedback
+    res = judge(QUIZ.item("scaling"), "Otherwise softmax is too flat, so dividing makes it sharper.")
+    assert res.verdict == "incorrect" and "scaling-sharpens" in res.misconceptions, res.feedback
+
+
+def test_rows_before_it_are_the_earlier_rows():
+    res = judge(INTERVENTION, "Sums only show it is normalised, not causal. Tweak the last token and make sure the rows "
+                              "before it do not move.")
+    assert res.verdict == "correct", res.feedback
+    res = judge(INTERVENTION, "Tweak the last token and make sure the rows before it move.")  # negative control
+    assert "intervention" not in res.matched, res.feedback
+
+
+def test_kept_reasonable_when_the_dimension_is_big_is_the_growth():
+    res = judge(QUIZ.item("scaling"), "It keeps the scores reasonable when the dimension is big.")
+    assert "variance-grows" in res.matched, res.feedback
+
+
+# ---- numbers: written-out arithmetic is working, a share said once stands for all --------------
+
+@pytest.mark.parametrize("text", [
+    "1/3 each -> o = (2+0+6)/3, (0+4+2)/3 = [2.667, 2]",
+    "0.33 each, so (2+0+6)/3 and (0+4+2)/3: [8/3, 2]",
+])
+def test_arithmetic_working_and_a_share_said_once(text):
+    res = judge(QUIZ.item("zero-queries"), text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_working_does_not_hide_a_wrong_result():
+    # Negative control: the plain sum, however it is worked out, is still wrong.
+    res = judge(QUIZ.item("zero-queries"), "1/3 each -> (2+0+6), (0+4+2) = [8, 6]")
+    assert "output" in res.missing, res.feedback
+
+
+# ---- exclusive qualifiers in other words, and at the end of their clause ---------------------------
+
+@pytest.mark.parametrize("text", [
+    "The keys decide the weights on their own and the values get mixed.",
+    "The query sets the weights by itself; the values are blended.",
+    "The keys decide the weights alone, and the values are averaged.",
+])
+def test_alone_in_other_words_or_at_the_clause_end_is_a_wrong_claim(text):
+    res = judge(QUIZ.item("what-mixes"), text)
+    assert res.verdict == "incorrect" and "weights-from-queries-keys" not in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Queries and keys decide the weights on their own; the values get mixed.",
+    "The query compared with the keys sets the weights by itself, and the values get mixed.",
+])
+def test_alone_over_everything_the_clause_names_is_credited(text):
+    assert judge(QUIZ.item("what-mixes"), text).verdict == "correct"
+
+
+@pytest.mark.parametrize("text,wrong", [
+    ("With a proper causal mask the rows would not sum to one, so look at the sums.", "masked-rows-unnormalised"),
+    ("Rows summing to one is a good test of the mask.", "sums-prove-causality"),
+])
+def test_more_wrong_claims_about_sums(text, wrong):
+    res = judge(INTERVENTION, text)
+    assert res.verdict == "incorrect" and wrong in res.misconceptions, res.feedback
+
+
+def test_either_way_is_regardless():
+    assert "sums-insufficient" in judge(INTERVENTION, "Sums are one either way, so they prove nothing.").matched
+
+
+@pytest.mark.parametrize("item,text,point", [
+    ("diagonal", "The prediction made at row i is for token i+1.", "target-is-next"),
+    ("row-sums-vs-causality", "Modify the future inputs and check that nothing earlier moves.", "intervention"),
+    ("weights-vs-probabilities", "The probabilities come at the very end, from the unembedding.", "over-vocabulary"),
+])
+def test_more_points_in_other_words(item, text, point):
+    assert point in judge(QUIZ.item(item), text).matched
+
