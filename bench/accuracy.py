@@ -101,7 +101,11 @@ def quiz_lines() -> list[str]:
     quiz = load_quiz(DEFAULT_QUIZ)
     blind = QUIZ_DIR / "quiz_blind_answers.yaml"
     agree, sampled = second_labeller(blind, QUIZ_DIR / "quiz_blind_second_labels.yaml")
-    lines = [*blind_agreement(quiz, QUIZ_DIR / "quiz_blind2_answers.yaml").lines(
+    agree3, sampled3 = second_labeller(QUIZ_DIR / "quiz_blind3_answers.yaml", QUIZ_DIR / "quiz_blind3_second_labels.yaml")
+    lines = [*blind_agreement(quiz, QUIZ_DIR / "quiz_blind3_answers.yaml").lines(
+                 "Third blind set (quiz_blind3_answers.yaml, never tuned on: the blind measure)"),
+             f"Second labeller on {sampled3} of the third set's answers: {agree3}/{sampled3} agree with the first",
+             *blind_agreement(quiz, QUIZ_DIR / "quiz_blind2_answers.yaml").lines(
                  "Second blind set (quiz_blind2_answers.yaml, blind measure 94/112, a tuning set since 2026-12-01)"),
              *blind_agreement(quiz, blind).lines(
                  "First blind set (quiz_blind_answers.yaml, blind when first measured, then tuned on)"),

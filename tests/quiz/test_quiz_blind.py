@@ -43,6 +43,13 @@ def test_blind_follow_up_replies():
     assert result.agree == result.n, result.misses
 
 
+def test_second_labeller_on_the_third_blind_set():
+    agree, n = second_labeller(BLIND.with_name("quiz_blind3_answers.yaml"), BLIND.with_name("quiz_blind3_second_labels.yaml"))
+    print(f"\nsecond labeller (blind3): {agree}/{n} agree with the first")
+    assert n >= 40
+    assert agree / n >= 0.9
+
+
 def test_second_labeller_agrees_with_the_first():
     agree, n = second_labeller(BLIND, SECOND)
     print(f"\nsecond labeller: {agree}/{n} agree with the first")
@@ -57,6 +64,10 @@ def test_second_labeller_agrees_with_the_first():
 # undetermined). On 2026-12-01 it became a tuning set; its floors are what the judge reaches on it now (110/112).
 SETS = [
     ("quiz_blind2_answers.yaml", 110, 111),
+    # The blind measure: written by a helper who read only the chapter and the questions while the judge was tuned on
+    # blind2, frozen (committed) before it was first run; never tuned on. 79.6% three ways on the judge before that
+    # tuning, 121/142 = 85.2% after it (correct-or-not 132/142): issue 26's target of 90% is not met.
+    ("quiz_blind3_answers.yaml", 121, 132),
 ]
 
 
