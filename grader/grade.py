@@ -21,18 +21,20 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from grader.checks.base import CheckOutcome
-from grader.checks.observations import Observations, Reply
+from grader.checks.observations import Observations
 from grader.checks.registry import CHECKS
 from grader.diagnosis import catalogue as catalogue_data
 from grader.diagnosis.catalogue import Catalogue
 from grader.diagnosis.engine import diagnose
 from grader.paths import INSTRUCTOR_RUBRIC
 from grader.probes import ProbeSet, build_probes, hidden_seed
+from grader.probes.replies import Reply
 from grader.report.models import Report, Runtime
 from grader.report.visuals import visuals
 from grader.rubric import Rubric, load_rubric, load_self_check, score_checks
 from grader.rubric.score import give_hints
 from grader.sandbox import RunResult, Sandbox
+from grader.vocabulary import UNREADABLE
 
 MAX_SOURCE_BYTES = 1 << 20
 log = logging.getLogger(__name__)
@@ -165,7 +167,7 @@ def _judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Cata
            hint_state_path: Path | None, hint_key: str | None, spelled_out: int | None = None) -> Report:
     obs = observations(executed.run, executed.probes, executed.source, rubric)
     if executed.unreadable:
-        obs.load_error = Reply(False, error_type="unreadable", error=f"cannot read the file: {executed.unreadable}")
+        obs.load_error = Reply(False, error_type=UNREADABLE, error=f"cannot read the file: {executed.unreadable}")
     outcomes = {cid: _evaluate(cid, obs, rubric) for cid in rubric.check_ids}
     key = hashlib.sha256((hint_key or str(executed.path.resolve())).encode()).hexdigest()[:16]
     # Hints advance when the code changed and the check still fails, not on every rerun, nor on a

@@ -9,7 +9,6 @@ from functools import partial
 
 import torch
 
-from grader.checks import expected
 from grader.checks.base import HEAD, TRAINABLE, CheckOutcome, check
 from grader.checks.observations import (
     Cases,
@@ -24,6 +23,8 @@ from grader.checks.observations import (
     shapes,
 )
 from grader.probes import describe
+from grader.probes.replies import missing as missing_reply
+from grader.vocabulary import FORBIDDEN_API, WRONG_RETURN_TYPE
 
 _SLIPS = {
     "swapped": "returned (weights, out) instead of (out, weights)",
@@ -64,10 +65,10 @@ def return_contract(obs: Observations, tol: TolFn) -> CheckOutcome:
         if probe.family not in ("worked", "rand", "head"):
             continue
         reply = obs.reply(probe.id)
-        for slip in reply.meta.get("slips", []):
+        for slip in reply.slips:
             slips.setdefault(slip, probe.id)
         if not reply.ok:
-            if reply.error_type == "WrongReturnType":
+            if reply.error_type == WRONG_RETURN_TYPE:
                 cases.fail(f"causal_attention should return the pair (out, weights) but on {shapes(probe)} it "
                            f"returned something else: {reply.error}.")
             continue  # a call that raised is the value checks' finding, not the contract's
@@ -129,7 +130,7 @@ def names_shapes(message: str, probe) -> bool:
 def shape_validation(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in obs.family("shape"):
-        kind = MISMATCH[probe.id.rsplit(".", 1)[1]]
+        kind = MISMATCH[probe.info["mismatch"]]
         if not cases.check(raised(reply, "ValueError"),
                            f"With {kind} ({shapes(probe)}) causal_attention should raise ValueError naming the "
                            "shapes; " + ("it returned a result instead." if reply.ok else
@@ -182,10 +183,10 @@ def forbidden_api(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases.check(not static, f"The source uses {', '.join(static)}. The exercise is to write the scores, the mask, "
                 "the softmax and the weighted sum yourself.", "hand-written attention", ", ".join(static))
     # Refused at run time, or attempted and the refusal caught: both are uses (meta "fused", from the dispatcher).
-    tripped = [(pid, r) for pid, r in obs.replies.items() if r.error_type == "ForbiddenAPI" or r.meta.get("fused")]
+    tripped = [(pid, r) for pid, r in obs.replies.items() if r.error_type == FORBIDDEN_API or r.fused]
     if tripped:
         pid, first = tripped[0]
-        what = first.error or f"tried {', '.join(first.meta['fused'])} and caught the refusal"
+        what = first.error or f"tried {', '.join(first.fused)} and caught the refusal"
         cases.fail(f"At run time the submission called PyTorch's ready-made attention on {len(tripped)} of "
                    f"{len(obs.replies)} calls (first on {describe(obs.probes.by_id[pid])}: {what}). Those calls were stopped, so "
                    "every check that needs them earns nothing: that is the rubric's policy for attention not "
@@ -216,21 +217,23 @@ def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
             continue
         m = probe.call.meta
         dv = m["d_v"] or m["d_k"]
-        layers = reply.meta.get("layers", {})
+        layers = reply.layers
         for name, width in (("query", m["d_k"]), ("key", m["d_k"]), ("value", dv)):
-            layer = layers.get(name, {})
-            cases.check(layer.get("type") == "Linear" and not layer.get("bias"),
+            layer = layers.get(name)
+            kind, bias, shape = (layer.type, layer.bias, layer.shape) if layer is not None else (None, None, None)
+            cases.check(kind == "Linear" and not bias,
                         f"SingleHead.{name} should be nn.Linear(n_embd, width, bias=False).",
-                        "Linear without bias", f"{layer.get('type')} bias={layer.get('bias')}", aspect="layers")
-            cases.check(layer.get("shape") == [width, m["n_embd"]],
+                        "Linear without bias", f"{kind} bias={bias}", aspect="layers")
+            cases.check(shape == [width, m["n_embd"]],
                         f"SingleHead.{name}.weight should have shape ({width}, {m['n_embd']}): nn.Linear stores "
-                        "its weight transposed.", str([width, m["n_embd"]]), str(layer.get("shape")), aspect="layers")
-        cases.check(reply.meta.get("n_params") == probe.info["n_params"],
+                        "its weight transposed.", str([width, m["n_embd"]]), str(shape), aspect="layers")
+        cases.check(reply.n_params == probe.info["n_params"],
                     f"SingleHead({m['n_embd']}, {m['d_k']}, {m['d_v']}) should have {probe.info['n_params']} "
-                    f"trainable parameters.", str(probe.info["n_params"]), str(reply.meta.get("n_params")),
+                    f"trainable parameters.", str(probe.info["n_params"]), str(reply.n_params),
                     aspect="params")
-        want = probe.memo("head", expected.head, probe.t)
-        own = obs.reply(f"{probe.id}.attention")  # its own causal_attention on these projections
+        want = probe.expected_head()
+        own_probe = obs.probes.own_attention(probe)  # its own causal_attention on these projections
+        own = obs.reply(own_probe.id) if own_probe is not None else missing_reply()
         for name in ("out", "weights"):
             got, wanted = reply.tensors.get(name), tuple(want[name].shape)
             x = tuple(probe.t["x"].shape)

@@ -17,14 +17,26 @@ from dataclasses import dataclass, field
 
 import torch
 
-from grader.checks import expected
 from grader.checks.base import CheckOutcome
 from grader.checks.contract import MISMATCH
-from grader.checks.observations import NOT_RAISED, Observations, Reply, fmt, value_width_split
-from grader.checks.observations import at_line as observed_at_line
-from grader.checks.observations import source_line as observed_line
+from grader.checks.observations import Observations, fmt, value_width_split
 from grader.diagnosis.fingerprint import Compiled, StudentVector
-from grader.probes import HIDDEN_PREFIX, Probe, describe
+from grader.probes import RANDOM_BATCH, Probe, describe, expected
+from grader.probes.replies import Reply
+from grader.probes.replies import at_line as observed_at_line
+from grader.probes.replies import source_line as observed_line
+from grader.vocabulary import (
+    FORBIDDEN_API,
+    MEMORY_LIMIT,
+    NOT_RAISED,
+    PROCESS_EXIT,
+    PROCESS_FAILURES,
+    PROTOCOL_ERROR,
+    SUBMISSION_REFUSED,
+    TIMEOUT,
+    UNREADABLE,
+    WRONG_RETURN_TYPE,
+)
 
 Facts = dict[str, str]
 # The fact that names the probe a message quotes, for the claims that check it (grader/diagnosis/claims.py);
@@ -35,8 +47,6 @@ PROBE = "_probe"
 SUM_ATOL = 1e-6
 # Scores (after the chapter's scale) beyond which exp overflows: float32 ~88.7, float64 ~709.8.
 OVERFLOW = {torch.float32: 88.0, torch.float64: 709.0}
-# Reply failures that are the sandbox's verdict on the whole process, not an exception raised by the code.
-PROCESS_FAILURES = ("timeout", "memory_limit", "process_exit", "protocol_error", "missing")
 
 
 @dataclass
@@ -57,7 +67,7 @@ class Context:
     def attention(self, *, families: tuple[str, ...] | None = None) -> Iterator[tuple[Probe, Reply]]:
         """Visible attention probes (not the shape-error ones) and their replies."""
         for probe in self.obs.probes.probes:
-            if probe.id.startswith("h.") or probe.call.meta.get("target") != "attention":
+            if probe.hidden or probe.target != "attention":
                 continue
             # Not the shape errors, nor the head's projections (the single_head check's own comparison).
             if probe.family in ("shape", "head_attention") or (families is not None and probe.family not in families):
@@ -80,9 +90,9 @@ def sizes(probe: Probe) -> dict[str, int]:
 def inputs(probe: Probe) -> str:
     """How a call is described to a student: the entry point and its input shapes."""
     t = probe.t
-    if probe.id.startswith(HIDDEN_PREFIX):  # never its sizes: a student must not learn a hidden probe
+    if probe.hidden:  # never its sizes: a student must not learn a hidden probe
         return f"causal_attention on {describe(probe)}"
-    if probe.call.meta.get("target") == "head":
+    if probe.target == "head":
         m = probe.call.meta
         args = ", ".join(str(m[n]) for n in ("n_embd", "d_k") ) + (f", {m['d_v']}" if m.get("d_v") else "")
         return f"SingleHead({args}) on x of shape {shape(t['x'])}"
@@ -164,25 +174,25 @@ def syntax_error(ctx: Context) -> Facts | None:
     load = load_failure(ctx.obs, ("SyntaxError", "IndentationError", "TabError"))
     if load is None:
         return None
-    return {"message": (load.error or "invalid syntax").rstrip("."), "where": at_line(ctx.obs, load.meta.get("lineno"))}
+    return {"message": (load.error or "invalid syntax").rstrip("."), "where": at_line(ctx.obs, load.lineno)}
 
 
 _NO_MODULE = re.compile(r"No module named '([^']+)'")
 _NO_NAME = re.compile(r"cannot import name '([^']+)' from '([^']+)'")
 # Load failures that are a verdict on the process, or not about the code at all.
-_NOT_IMPORT = ("SyntaxError", "IndentationError", "TabError", "SystemExit", "MemoryError", "timeout",
-               "memory_limit", "process_exit")
+_NOT_IMPORT = ("SyntaxError", "IndentationError", "TabError", "SystemExit", "MemoryError", TIMEOUT, MEMORY_LIMIT,
+               PROCESS_EXIT)
 
 
 def import_error(ctx: Context) -> Facts | None:
     load = ctx.obs.load_error
     if load is None or (load.error_type or "") in _NOT_IMPORT:
         return None
-    where = at_line(ctx.obs, load.meta.get("lineno"))
+    where = at_line(ctx.obs, load.lineno)
     message = (load.error or "").rstrip(".")
-    if load.error_type in ("unreadable", "SubmissionRefused"):
+    if load.error_type in (UNREADABLE, SUBMISSION_REFUSED):
         return {"what": f"The grader could not open your file: {message}."}
-    if load.error_type == "protocol_error":
+    if load.error_type == PROTOCOL_ERROR:
         return {"what": f"Importing your file did not produce a valid reply ({message})."}
     if m := _NO_MODULE.search(message):
         module = m.group(1)
@@ -231,11 +241,9 @@ def missing_function(ctx: Context) -> Facts | None:
 
 def _first_failure(ctx: Context, kinds: tuple[str, ...]) -> tuple[Probe, Reply] | None:
     """The first visible call that ended this way by itself (not one skipped after another failed)."""
-    for probe in ctx.obs.probes.probes:
-        if probe.id.startswith("h."):
-            continue
+    for probe in ctx.obs.probes.visible():
         reply = ctx.obs.reply(probe.id)
-        if not reply.ok and reply.error_type in kinds and not (reply.error or "").startswith("not run"):
+        if not reply.ok and reply.error_type in kinds and not reply.skipped:
             return probe, reply
     return None
 
@@ -253,13 +261,12 @@ def _during(ctx: Context, kinds: tuple[str, ...]) -> tuple[str, Reply] | None:
 
 
 def _detail(reply: Reply) -> str:
-    """The sandbox's own words, without the bookkeeping prefix."""
-    text = (reply.error or "").removeprefix("while importing: ")
-    return re.sub(r"^not run: [^(]*\((.*)\)$", r"\1", text)
+    """The sandbox's own words, without the bookkeeping prefix (a skipped call is never quoted)."""
+    return (reply.error or "").removeprefix("while importing: ")
 
 
 def timeout(ctx: Context) -> Facts | None:
-    found = _during(ctx, ("timeout",))
+    found = _during(ctx, (TIMEOUT,))
     if found is None:
         return None
     who, reply = found
@@ -270,7 +277,7 @@ _ALLOCATE = re.compile(r"tried to allocate (\d+) bytes")
 
 
 def memory_limit(ctx: Context) -> Facts | None:
-    found = _during(ctx, ("memory_limit", "MemoryError"))
+    found = _during(ctx, (MEMORY_LIMIT, "MemoryError"))
     if found is None:
         return None
     who, reply = found
@@ -285,17 +292,17 @@ def memory_limit(ctx: Context) -> Facts | None:
 
 
 def process_exit(ctx: Context) -> Facts | None:
-    load = load_failure(ctx.obs, ("SystemExit", "process_exit"))
+    load = load_failure(ctx.obs, ("SystemExit", PROCESS_EXIT))
     if load is not None:
         if load.error_type == "SystemExit":
             code = (load.error or "").strip() or "None"
-            how = f"called sys.exit({code}){at_line(ctx.obs, load.meta.get('lineno'))}"
+            how = f"called sys.exit({code}){at_line(ctx.obs, load.lineno)}"
         else:
             how = f"ended the process ({_detail(load)})"
         return {"what": f"Importing your file {how}, so the process ended before anything could be checked. "
                         f"Code at the top level runs on import: keep self-tests under "
                         f"`if __name__ == \"__main__\":`."}
-    found = _first_failure(ctx, ("process_exit", "SystemExit"))
+    found = _first_failure(ctx, (PROCESS_EXIT, "SystemExit"))
     if found is None:
         return None
     probe, reply = found
@@ -409,12 +416,12 @@ def mask_findings(ctx: Context) -> dict[str, tuple[Probe, torch.Tensor]]:
         # the worked example is quoted whenever it shows the same thing.
         longest = max(w.shape[-1] for _, w, _ in seen)
         found: dict[str, tuple[Probe, torch.Tensor]] = {}
-        for probe, w, names in sorted(seen, key=lambda s: (s[1].shape[-1] != longest, s[0].id != "we")):
+        for probe, w, names in sorted(seen, key=lambda s: (s[1].shape[-1] != longest, not s[0].worked)):
             for name in names:
                 if w.shape[-1] == longest or name in found:
                     found.setdefault(name, (probe, w))
         for probe, w, names in seen:
-            if probe.id == "we":
+            if probe.worked:
                 found.update({n: (probe, w) for n in names if n in found})
         if "no_mask" in found:  # unequal forbidden shares anywhere: not a constant fill
             found.pop("zero_fill_mask", None)
@@ -429,8 +436,7 @@ def _mask_facts(ctx: Context, name: str) -> Facts | None:
         return None
     probe, w = seen
     article = "an" if str(w.shape[0])[0] == "8" or w.shape[0] in (11, 18) else "a"
-    where = describe(probe) if probe.id in ("we",) or probe.id.startswith(HIDDEN_PREFIX) \
-        else f"{article} {w.shape[0]}-position probe"
+    where = describe(probe) if probe.worked or probe.hidden else f"{article} {w.shape[0]}-position probe"
     return {"where": where, "row0": fmt(w[0]), "row_last": fmt(w[-1]), "sums": fmt(w.sum(-1)), PROBE: probe.id}
 
 
@@ -595,7 +601,7 @@ def probe_scales(ctx: Context) -> dict[str, float]:
             if s is not None and s > 0:
                 scales[probe.id] = s
         if not scales:  # weights unreadable: the output may still name a scale
-            probe = ctx.obs.probes.by_id.get("rand.batch.small")
+            probe = ctx.obs.probes.by_id.get(RANDOM_BATCH)
             s = fit_scale(probe, ctx.obs.reply(probe.id)) if probe is not None else None
             if s is not None and s > 0:
                 scales[probe.id] = s
@@ -722,20 +728,14 @@ def hardcoded_shape(ctx: Context) -> Facts | None:
 
     Hidden probes count as evidence here, but only visible ones are quoted.
     """
-    probes = [p for p in ctx.obs.probes.probes if p.family != "shape"
-              and p.call.meta.get("target") in ("attention", "head")]
-
-    def length(p: Probe) -> int:
-        return (p.t["x"] if "x" in p.t else p.t["q"]).shape[-2]
-
+    probes = [p for p in ctx.obs.probes.probes if p.family != "shape" and p.target in ("attention", "head")]
     replies = [(p, ctx.obs.reply(p.id)) for p in probes]
     ran = [p for p, r in replies if r.ok]
-    crashed = [(p, r) for p, r in replies if not r.ok and r.error_type not in PROCESS_FAILURES
-               and r.error_type not in ("NotImplementedError", "ForbiddenAPI", "WrongReturnType")]
-    good, bad = {length(p) for p in ran}, {length(p) for p, _ in crashed}
+    crashed = [(p, r) for p, r in replies if not r.ok and r.error_type not in NOT_RAISED]
+    good, bad = {p.length for p in ran}, {p.length for p, _ in crashed}
     if crashed and good and not good & bad and (len(good) == 1 or max(good) < min(bad)):
-        shown = next(((p, r) for p, r in crashed if not p.id.startswith("h.")), None)
-        seen = sorted({length(p) for p, _ in crashed if not p.id.startswith("h.")})
+        shown = next(((p, r) for p, r in crashed if not p.hidden), None)
+        seen = sorted({p.length for p, _ in crashed if not p.hidden})
         if len(good) == 1:
             (t0,) = good
             what = f"Your code runs only when T = {t0}: every call with another length"
@@ -777,17 +777,16 @@ def value_width_assumed(ctx: Context) -> Facts | None:
     ran, raised = split
     probe, reply = raised[0]
     z = sizes(probe)
-    worked = ", the worked example among them," if any(p.id == "we" for p in ran) else ""
+    worked = ", the worked example among them," if any(p.worked for p in ran) else ""
     return {"ran": str(len(ran)), "worked": worked, "on": inputs(probe), "d_v": str(z["d_v"]), "d_k": str(z["d_k"]),
             "raised": reply.raised.strip()[:300], PROBE: probe.id}
 
 
 def call_raises(ctx: Context) -> Facts | None:
     """A call on inputs the contract allows raised an exception of the submission's own."""
-    calls = [(p, ctx.obs.reply(p.id)) for p in ctx.obs.probes.probes if not p.id.startswith("h.")
-             and p.family != "shape" and p.call.meta.get("target") in ("attention", "head")]
-    raised = [(p, r) for p, r in calls if not r.ok and r.error_type not in NOT_RAISED
-              and not (r.error or "").startswith("not run")]
+    calls = [(p, ctx.obs.reply(p.id)) for p in ctx.obs.probes.visible()
+             if p.family != "shape" and p.target in ("attention", "head")]
+    raised = [(p, r) for p, r in calls if not r.ok and r.error_type not in NOT_RAISED and not r.skipped]
     if not raised:
         return None
     probe, reply = raised[0]
@@ -877,7 +876,7 @@ def dtype_downcast(ctx: Context) -> Facts | None:
         # (With the chapter's scale wherever one was read, a probe whose scale cannot be read is held to
         # the chapter's values: its weights are no softmax of scaled scores, which is no rounding.)
         if scale is None:
-            want = probe.memo("attention", expected.attention, probe.t["q"], probe.t["k"], probe.t["v"])[0]
+            want = probe.expected()[0]
         else:
             # A read scale carries the estimate's own error; the formula it matches has none.
             dims = sizes(probe)
@@ -912,8 +911,8 @@ def hard_attention(ctx: Context) -> Facts | None:
 def out_not_from_weights(ctx: Context) -> Facts | None:
     """Its out is not its own weights times v: the output was computed from other shares (before the
     mask, transposed, ...) than the weights it returns. Compared with itself, on the worked example."""
-    probe = ctx.obs.probes.by_id["we"]
-    read = pair(ctx.obs.reply("we"), probe)
+    probe = ctx.obs.probes.worked
+    read = pair(ctx.obs.reply(probe.id), probe)
     if read is None:
         return None
     out, w = (t.double() for t in read)
@@ -935,12 +934,14 @@ def head_wiring(ctx: Context) -> Facts | None:
     a permutation of (x W_query^T, x W_key^T, x W_value^T), while its own causal_attention on those
     projections in their right roles is right, so the head, not the function, is what differs."""
     for probe in ctx.obs.probes.family("head"):
-        reply, own = ctx.obs.reply(probe.id), ctx.obs.reply(f"{probe.id}.attention")
-        if probe.id.startswith("h.") or not (reply.ok and own.ok):
+        projections = ctx.obs.probes.own_attention(probe)  # x @ W^T for query, key and value
+        if probe.hidden or projections is None:
             continue
-        projections = ctx.obs.probes.by_id[f"{probe.id}.attention"]  # x @ W^T for query, key and value
+        reply, own = ctx.obs.reply(probe.id), ctx.obs.reply(projections.id)
+        if not (reply.ok and own.ok):
+            continue
         proj = dict(zip(_ROLES, (projections.t[n].double() for n in "qkv"), strict=True))
-        right = probe.memo("head", expected.head, probe.t)["out"]  # what single_head compared with
+        right = probe.expected_head()["out"]  # what single_head compared with
         got, mine = reply.tensors.get("out"), output(own, projections)
         if got is None or mine is None or got.shape != right.shape or mine.shape != right.shape:
             continue
@@ -962,20 +963,20 @@ def head_wiring(ctx: Context) -> Facts | None:
 def detached_graph(ctx: Context) -> Facts | None:
     for probe in ctx.obs.probes.family("grad"):
         reply = ctx.obs.reply(probe.id)
-        if probe.id.startswith("h.") or not reply.ok:
+        if probe.hidden or not reply.ok:
             continue
-        missing = ["q", "k", "v"] if reply.meta.get("grad") == "detached" else reply.meta.get("grad_missing", [])
+        missing = ["q", "k", "v"] if reply.grad == "detached" else list(reply.grad_missing)
         if missing:
             return {"missing": ", ".join(missing)}
     wiring = ctx.memo("head_wiring", lambda: head_wiring(ctx))
     unused = set((wiring or {}).get("unused", "").split(", ")) - {""}
     for probe in ctx.obs.probes.family("head"):
         reply = ctx.obs.reply(probe.id)
-        if probe.id.startswith("h.") or not reply.ok:
+        if probe.hidden or not reply.ok:
             continue
         # A projection the head never hands to attention gets no gradient: that is its wiring, not a cut.
-        missing = [n for n in reply.meta.get("grad_missing", []) if n not in unused]
-        if reply.meta.get("grad") == "detached" or missing:
+        missing = [n for n in reply.grad_missing if n not in unused]
+        if reply.grad == "detached" or missing:
             return {"missing": ", ".join(f"SingleHead.{n}" for n in missing) or "any projection"}
     return None
 
@@ -987,7 +988,7 @@ def batch_mixing(ctx: Context) -> Facts | None:
     for probe, reply in ctx.attention(families=("leak",)):
         if probe.info.get("kind") != "other_items":
             continue
-        base_probe = ctx.obs.probes.by_id.get(probe.id.replace("other_items", "base"))
+        base_probe = ctx.obs.probes.base(probe)
         base = output(ctx.obs.reply(base_probe.id), base_probe) if base_probe is not None else None
         changed = output(reply, probe)
         if base is None or changed is None:
@@ -1006,7 +1007,7 @@ def batch_mixing(ctx: Context) -> Facts | None:
 def swapped_return(ctx: Context) -> Facts | None:
     for probe, reply in ctx.attention():
         # The runner reads an unambiguous (weights, out) through and says so; the replies are in order.
-        if reply.ok and "swapped" in reply.meta.get("slips", []):
+        if reply.ok and "swapped" in reply.slips:
             return {"first": shape(reply["weights"]), "second": shape(reply["out"]), "on": inputs(probe)}
     for probe, reply in ctx.attention(families=("rand",)):
         z = sizes(probe)
@@ -1020,10 +1021,10 @@ def swapped_return(ctx: Context) -> Facts | None:
 
 
 def wrong_return_type(ctx: Context) -> Facts | None:
-    listed = next((p for p, r in ctx.attention() if "list" in r.meta.get("slips", [])), None)
+    listed = next((p for p, r in ctx.attention() if "list" in r.slips), None)
     if listed is not None:  # read through as a pair by the runner, still not the tuple the contract asks
         return {"what": "a list instead of a tuple", "on": inputs(listed)}
-    found = next(((p, r) for p, r in ctx.attention() if r.error_type == "WrongReturnType"), None)
+    found = next(((p, r) for p, r in ctx.attention() if r.error_type == WRONG_RETURN_TYPE), None)
     if found is None:
         return None
     probe, reply = found
@@ -1052,12 +1053,12 @@ def no_shape_validation(ctx: Context) -> Facts | None:
         return None
     for probe in ctx.obs.probes.family("shape"):
         reply = ctx.obs.reply(probe.id)
-        if probe.id.startswith("h.") or reply.error_type in PROCESS_FAILURES:
+        if probe.hidden or reply.error_type in PROCESS_FAILURES:
             continue
-        kind = MISMATCH.get(probe.id.rsplit(".", 1)[1], "mismatched shapes")
+        kind = MISMATCH.get(probe.info.get("mismatch"), "mismatched shapes")
         if reply.ok:
             return {"on": inputs(probe), "kind": kind, "did": "returned a result without an error", PROBE: probe.id}
-        if reply.error_type != "ValueError" and "ValueError" not in reply.meta.get("error_mro", []):
+        if reply.error_type != "ValueError" and "ValueError" not in reply.mro:
             return {"on": inputs(probe), "kind": kind, "did": f"raised {reply.error_type}, not ValueError",
                     PROBE: probe.id}
     return None
@@ -1066,7 +1067,7 @@ def no_shape_validation(ctx: Context) -> Facts | None:
 
 def forbidden_api(ctx: Context) -> Facts | None:
     outcome = ctx.outcomes.get("forbidden_api")
-    tripped = [pid for pid, r in ctx.obs.replies.items() if r.error_type == "ForbiddenAPI"]
+    tripped = [pid for pid, r in ctx.obs.replies.items() if r.error_type == FORBIDDEN_API]
     if tripped:
         return {"what": f"At run time your code called PyTorch's ready-made attention ({len(tripped)} calls "
                         f"stopped by the grader)"}
@@ -1083,6 +1084,11 @@ def matches_fingerprint(ctx: Context, mid: str, threshold: float) -> bool:
     if not fingerprint:
         return False
     vector = ctx.memo("vector", lambda: StudentVector.of_replies(
-        {pid: r for pid, r in ctx.obs.replies.items() if not pid.startswith("h.")},
+        {pid: r for pid, r in ctx.obs.replies.items() if not _hidden(ctx, pid)},
         keys={key for fp in ctx.fingerprints.values() for key, _ in fp}))
     return vector.match_fraction(fingerprint) >= threshold
+
+
+def _hidden(ctx: Context, pid: str) -> bool:
+    probe = ctx.obs.probes.by_id.get(pid)
+    return probe is not None and probe.hidden

@@ -18,7 +18,7 @@ from grader.probes import build_probes
 
 
 def loaded_badly(error_type: str, message: str, lineno: int | None, source: str) -> Observations:
-    load = Reply(False, {}, {"error_type": error_type, "message": message, "lineno": lineno}, error_type, message)
+    load = Reply(False, error_type=error_type, error=message, lineno=lineno)
     return Observations(build_probes(None), {}, source=source, load_error=load)
 
 
@@ -80,7 +80,7 @@ def _failed_calls(kind: str, error: str) -> Observations:
     replies = {}
     for i, p in enumerate(probes.probes):
         text = error if i == 0 else f"not run: gave up after the child failed 3 times ({error})"
-        replies[p.id] = Reply(False, error_type=kind, error=text)
+        replies[p.id] = Reply(False, error_type=kind, error=text, skipped=i > 0)
     return Observations(probes, replies, source="def causal_attention(q, k, v): ...\n")
 
 
