@@ -66,6 +66,11 @@ def _evaluate(check_id: str, obs: Observations, rubric: Rubric) -> CheckOutcome:
         return CheckOutcome("error", 0, 1, f"The submission's results for this check were malformed ({exc}).")
 
 
+def check_outcomes(obs: Observations, rubric: Rubric) -> dict[str, CheckOutcome]:
+    """Every check the rubric scores, judged on the observations (each under its own guard)."""
+    return {cid: _evaluate(cid, obs, rubric) for cid in rubric.check_ids}
+
+
 def points_lost(rubric: Rubric, checks) -> dict[str, float]:
     """Points lost per check, a skipped check's counted on the prerequisite that blocked it."""
     status = {c.id: c.status for c in checks}
@@ -168,7 +173,7 @@ def _judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Cata
     obs = observations(executed.run, executed.probes, executed.source, rubric)
     if executed.unreadable:
         obs.load_error = Reply(False, error_type=UNREADABLE, error=f"cannot read the file: {executed.unreadable}")
-    outcomes = {cid: _evaluate(cid, obs, rubric) for cid in rubric.check_ids}
+    outcomes = check_outcomes(obs, rubric)
     key = hashlib.sha256((hint_key or str(executed.path.resolve())).encode()).hexdigest()[:16]
     # Hints advance when the code changed and the check still fails, not on every rerun, nor on a
     # save that only touched comments or layout (under --watch every save is a rerun). Only a

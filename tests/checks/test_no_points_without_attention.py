@@ -1,4 +1,4 @@
-"""Issue 25, item 7: no points without attention. Canned answers for every public probe, and NaN
+"""No points without attention. Canned answers for every public probe, and NaN
 everywhere, score at most what the untouched stub scores (plus the gate's floor, which is nothing);
 NaN and inf are never "no change" (the leak check) and never "weights that respond" (the gate)."""
 
