@@ -31,7 +31,7 @@ from grader.probes import ProbeSet, build_probes, hidden_seed
 from grader.probes.replies import Reply
 from grader.report.models import Report, Runtime
 from grader.report.visuals import visuals
-from grader.rubric import Rubric, load_rubric, load_self_check, score_checks
+from grader.rubric import Rubric, hint_state, load_rubric, load_self_check, score_checks
 from grader.rubric.score import give_hints
 from grader.sandbox import RunResult, Sandbox
 from grader.vocabulary import UNREADABLE
@@ -182,8 +182,13 @@ def _judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Cata
     scored = score_checks(rubric, outcomes, audience=audience)
     diagnoses = diagnose(obs, outcomes, catalogue or catalogue_data.load(), lost=points_lost(rubric, scored.checks))
     # Hints after the diagnosis: a hint that names a bug is for the one the headline names.
-    scored = give_hints(rubric, scored, outcomes, hint_key=key, hint_state_path=hint_state_path, hint_source=code,
+    # Scoring is pure: the hint state is read here and written back only when a hint advanced.
+    state = hint_state.load(hint_state_path) if hint_state_path else None
+    before = state.model_copy(deep=True) if state is not None else None
+    scored = give_hints(rubric, scored, outcomes, hint_key=key, hint_state=state, hint_source=code,
                         headline=diagnoses[0].id if diagnoses else None, spelled_out=spelled_out)
+    if state is not None and state != before:
+        hint_state.save(hint_state_path, state)
     run = executed.run
     return Report(
         submission=str(executed.path), score=scored.score, max_score=scored.max_score, checks=scored.checks,
