@@ -1,6 +1,6 @@
 """What a diagnosis's message asserts, checked against the submission's own replies before it is printed.
 
-A reader (evidence.py) finds a misconception and fills its message's facts. Each claim declared with
+A reader (evidence/) finds a misconception and fills its message's facts. Each claim declared with
 the misconception (misconceptions.py, `claims=`) re-reads, on its own, the evidence those facts quote
 and says whether it holds; the engine prints no message one of its claims refuses. Claims in `EVERY`
 hold for every message. A claim never finds anything: it can only refuse.
