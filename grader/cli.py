@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from pathlib import Path
@@ -275,14 +274,18 @@ def _override(args) -> int:
 
 def _write_extras(reports, html, markdown, *, single: bool, audience: str, published: bool = False) -> None:
     """`reports` holds (report, file stem) pairs; with `single`, html and markdown are file paths.
-    Renderers (and matplotlib, for the HTML pictures) are imported only when asked for."""
-    for target, renderer, suffix in ((html, "html", ".html"), (markdown, "markdown", ".md")):
+    The formats are the registry's (grader/report/formats.py); each renderer (and matplotlib, for
+    the HTML pictures) is imported only when asked for."""
+    from grader.report.formats import FORMATS
+
+    targets = {"html": html, "markdown": markdown}
+    for fmt in FORMATS.values():
+        target = targets[fmt.name]
         if not target:
             continue
-        writer = getattr(importlib.import_module(f"grader.report.{renderer}"), f"write_{renderer}")
         for report, stem in reports:
-            path = Path(target) if single else Path(target) / (stem + suffix)
-            writer(report, path, audience=audience, published=published)
+            path = Path(target) if single else Path(target) / (stem + fmt.suffix)
+            fmt.write(report, path, audience=audience, published=published)
             print(f"wrote {_line(str(path))}", file=sys.stderr)
 
 
