@@ -148,10 +148,9 @@ def _grade(args) -> int:
     _write_extras(handback if args.audience == "student" else graded, args.html, args.markdown, single=False,
                   audience=args.audience, published=args.published)
     if args.gradescope and reports:
-        from grader.paths import atomic_write_text  # 0600, like every report
-        from grader.report.gradescope import to_gradescope
+        from grader.report.gradescope import write_results
 
-        atomic_write_text(Path(args.gradescope), to_gradescope(reports[0]).model_dump_json(indent=1))
+        write_results(reports[0], Path(args.gradescope))
     if not args.json:
         _class_line(run, out, shard)
     _left_out(run)
