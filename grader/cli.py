@@ -272,20 +272,15 @@ def _override(args) -> int:
 
 
 def _write_extras(reports, html, markdown, *, single: bool, audience: str, published: bool = False) -> None:
-    """`reports` holds (report, file stem) pairs; with `single`, html and markdown are file paths.
-    The formats are the registry's (grader/report/formats.py); each renderer (and matplotlib, for
-    the HTML pictures) is imported only when asked for."""
-    from grader.report.formats import FORMATS
+    """--html and --markdown, written by the report's one path (grader/report/formats.py), which
+    imports each renderer (and matplotlib, for the HTML pictures) only when asked for."""
+    if not (html or markdown):
+        return
+    from grader.report.formats import write_reports
 
-    targets = {"html": html, "markdown": markdown}
-    for fmt in FORMATS.values():
-        target = targets[fmt.name]
-        if not target:
-            continue
-        for report, stem in reports:
-            path = Path(target) if single else Path(target) / (stem + fmt.suffix)
-            fmt.write(report, path, audience=audience, published=published)
-            print(f"wrote {_line(str(path))}", file=sys.stderr)
+    for path in write_reports(reports, {"html": html, "markdown": markdown}, single=single, audience=audience,
+                              published=published):
+        print(f"wrote {_line(str(path))}", file=sys.stderr)
 
 
 def _demo(args) -> int:

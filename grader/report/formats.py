@@ -35,3 +35,19 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("html", ".html", "grader.report.html"),
     Format("markdown", ".md", "grader.report.markdown"),
 )}
+
+
+def write_reports(reports: list[tuple[Report, str]], targets: dict[str, str | None], *, single: bool,
+                  audience: Audience, published: bool = False) -> list[Path]:
+    """Each report in each format given a target (`targets`: format name -> path or folder); `reports`
+    holds (report, file stem) pairs, and with `single` a target is the file itself. The paths written."""
+    written = []
+    for fmt in FORMATS.values():
+        target = targets.get(fmt.name)
+        if not target:
+            continue
+        for report, stem in reports:
+            path = Path(target) if single else Path(target) / (stem + fmt.suffix)
+            fmt.write(report, path, audience=audience, published=published)
+            written.append(path)
+    return written
