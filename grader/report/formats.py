@@ -31,7 +31,7 @@ class Format:
         self._renderer("write")(report, path, audience=audience, published=published)
 
 
-FORMATS: dict[str, Format] = {f.name: f for f in (
+REPORT_FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("html", ".html", "grader.report.html"),
     Format("markdown", ".md", "grader.report.markdown"),
 )}
@@ -42,7 +42,7 @@ def write_reports(reports: list[tuple[Report, str]], targets: dict[str, str | No
     """Each report in each format given a target (`targets`: format name -> path or folder); `reports`
     holds (report, file stem) pairs, and with `single` a target is the file itself. The paths written."""
     written = []
-    for fmt in FORMATS.values():
+    for fmt in REPORT_FORMATS.values():
         target = targets.get(fmt.name)
         if not target:
             continue
