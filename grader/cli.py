@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from pathlib import Path
@@ -151,10 +150,9 @@ def _grade(args) -> int:
     _write_extras(handback if args.audience == "student" else graded, args.html, args.markdown, single=False,
                   audience=args.audience, published=args.published)
     if args.gradescope and reports:
-        from grader.paths import atomic_write_text  # 0600, like every report
-        from grader.report.gradescope import to_gradescope
+        from grader.report.gradescope import write_results
 
-        atomic_write_text(Path(args.gradescope), to_gradescope(reports[0]).model_dump_json(indent=1))
+        write_results(reports[0], Path(args.gradescope))
     if not args.json:
         _class_line(run, out, shard)
     _left_out(run)
@@ -298,16 +296,15 @@ def _override(args) -> int:
 
 
 def _write_extras(reports, html, markdown, *, single: bool, audience: str, published: bool = False) -> None:
-    """`reports` holds (report, file stem) pairs; with `single`, html and markdown are file paths.
-    Renderers (and matplotlib, for the HTML pictures) are imported only when asked for."""
-    for target, renderer, suffix in ((html, "html", ".html"), (markdown, "markdown", ".md")):
-        if not target:
-            continue
-        writer = getattr(importlib.import_module(f"grader.report.{renderer}"), f"write_{renderer}")
-        for report, stem in reports:
-            path = Path(target) if single else Path(target) / (stem + suffix)
-            writer(report, path, audience=audience, published=published)
-            print(f"wrote {_line(str(path))}", file=sys.stderr)
+    """--html and --markdown, written by the report's one path (grader/report/formats.py), which
+    imports each renderer (and matplotlib, for the HTML pictures) only when asked for."""
+    if not (html or markdown):
+        return
+    from grader.report.formats import write_reports
+
+    for path in write_reports(reports, {"html": html, "markdown": markdown}, single=single, audience=audience,
+                              published=published):
+        print(f"wrote {_line(str(path))}", file=sys.stderr)
 
 
 def _demo(args) -> int:

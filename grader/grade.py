@@ -21,18 +21,20 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from grader.checks.base import CheckOutcome
-from grader.checks.observations import Observations, Reply
+from grader.checks.observations import Observations
 from grader.checks.registry import CHECKS
 from grader.diagnosis import catalogue as catalogue_data
 from grader.diagnosis.catalogue import Catalogue
 from grader.diagnosis.engine import diagnose
 from grader.paths import INSTRUCTOR_RUBRIC
 from grader.probes import ProbeSet, build_probes, hidden_seed, self_check_variants
+from grader.probes.replies import Reply
 from grader.report.models import Report, Runtime
 from grader.report.visuals import visuals
-from grader.rubric import Rubric, load_rubric, load_self_check, score_checks
+from grader.rubric import Rubric, hint_state, load_rubric, load_self_check, score_checks
 from grader.rubric.score import give_hints
 from grader.sandbox import RunResult, Sandbox
+from grader.vocabulary import UNREADABLE
 
 MAX_SOURCE_BYTES = 1 << 20
 log = logging.getLogger(__name__)
@@ -62,6 +64,11 @@ def _evaluate(check_id: str, obs: Observations, rubric: Rubric) -> CheckOutcome:
         # The report says so in the check's own row; the log tells whoever runs the grader why.
         log.warning("check %s could not read the replies: %r", check_id, exc)
         return CheckOutcome("error", 0, 1, f"The submission's results for this check were malformed ({exc}).")
+
+
+def check_outcomes(obs: Observations, rubric: Rubric) -> dict[str, CheckOutcome]:
+    """Every check the rubric scores, judged on the observations (each under its own guard)."""
+    return {cid: _evaluate(cid, obs, rubric) for cid in rubric.check_ids}
 
 
 def points_lost(rubric: Rubric, checks) -> dict[str, float]:
@@ -167,8 +174,8 @@ def _judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Cata
            hint_state_path: Path | None, hint_key: str | None, spelled_out: int | None = None) -> Report:
     obs = observations(executed.run, executed.probes, executed.source, rubric)
     if executed.unreadable:
-        obs.load_error = Reply(False, error_type="unreadable", error=f"cannot read the file: {executed.unreadable}")
-    outcomes = {cid: _evaluate(cid, obs, rubric) for cid in rubric.check_ids}
+        obs.load_error = Reply(False, error_type=UNREADABLE, error=f"cannot read the file: {executed.unreadable}")
+    outcomes = check_outcomes(obs, rubric)
     key = hashlib.sha256((hint_key or str(executed.path.resolve())).encode()).hexdigest()[:16]
     # Hints advance when the code changed and the check still fails, not on every rerun, nor on a
     # save that only touched comments or layout (under --watch every save is a rerun). Only a
@@ -177,8 +184,13 @@ def _judge(executed: Executed, *, rubric: Rubric, audience: str, catalogue: Cata
     scored = score_checks(rubric, outcomes, audience=audience)
     diagnoses = diagnose(obs, outcomes, catalogue or catalogue_data.load(), lost=points_lost(rubric, scored.checks))
     # Hints after the diagnosis: a hint that names a bug is for the one the headline names.
-    scored = give_hints(rubric, scored, outcomes, hint_key=key, hint_state_path=hint_state_path, hint_source=code,
+    # Scoring is pure: the hint state is read here and written back only when a hint advanced.
+    state = hint_state.load(hint_state_path) if hint_state_path else None
+    before = state.model_copy(deep=True) if state is not None else None
+    scored = give_hints(rubric, scored, outcomes, hint_key=key, hint_state=state, hint_source=code,
                         headline=diagnoses[0].id if diagnoses else None, spelled_out=spelled_out)
+    if state is not None and state != before:
+        hint_state.save(hint_state_path, state)
     run = executed.run
     return Report(
         submission=str(executed.path), score=scored.score, max_score=scored.max_score, checks=scored.checks,

@@ -6,7 +6,7 @@ report, batch and quiz all read their shared words from here, so no input import
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -32,6 +32,25 @@ DELIVER = "Deliver the weighted values"
 HEAD = "Part 2: the full head"
 PROVE_TEETH = "Part 3: prove the mask has teeth"
 TRAINABLE = "Part 4: connect to trainable code"
+
+# Error kinds: how a call (or the import) ended without a result, when it was not an exception the
+# submission's code raised (a reply names those by their class, "ValueError"). Declared once, here.
+# The sandbox's verdicts on the process, whatever the code was doing:
+FailureKind = Literal["timeout", "memory_limit", "process_exit", "protocol_error"]
+TIMEOUT, MEMORY_LIMIT, PROCESS_EXIT, PROTOCOL_ERROR = get_args(FailureKind)
+MISSING = "missing"  # no reply came back for a probe
+UNREADABLE = "unreadable"  # the grader could not read the file
+SUBMISSION_REFUSED = "SubmissionRefused"  # the sandbox would not open it (a link, too large)
+# Raised by the runner on the submission's behalf, under a name of ours:
+FORBIDDEN_API = "ForbiddenAPI"  # it called PyTorch's ready-made attention
+WRONG_RETURN_TYPE = "WrongReturnType"  # it returned something other than the contract's pair
+NOT_IMPLEMENTED = "NotImplementedError"  # a stub not written yet (the template's own raise)
+ErrorKind = Literal["timeout", "memory_limit", "process_exit", "protocol_error", "missing", "unreadable",
+                    "SubmissionRefused", "ForbiddenAPI", "WrongReturnType"]
+# Verdicts on the whole process: they say nothing about what the code computes.
+PROCESS_FAILURES: tuple[str, ...] = (*get_args(FailureKind), MISSING)
+# Reply failures that are no exception of the submission's own (the sandbox's verdicts, stubs, the contract).
+NOT_RAISED: tuple[str, ...] = (*PROCESS_FAILURES, NOT_IMPLEMENTED, FORBIDDEN_API, WRONG_RETURN_TYPE)
 
 # The isolation level a sandbox reached, strongest first (grader/sandbox/__init__.py says what each enforces).
 Isolation = Literal["namespaces+uid", "namespaces+userns", "uid+rlimits", "rlimits-only"]

@@ -9,7 +9,6 @@ from functools import partial
 
 import torch
 
-from grader.checks import expected
 from grader.checks.base import HEAD, TRAINABLE, CheckOutcome, check
 from grader.checks.native import native_code, runtime_native
 from grader.checks.observations import (
@@ -26,6 +25,8 @@ from grader.checks.observations import (
     shapes,
 )
 from grader.probes import describe
+from grader.probes.replies import missing as missing_reply
+from grader.vocabulary import FORBIDDEN_API, WRONG_RETURN_TYPE
 
 _SLIPS = {
     "swapped": "returned (weights, out) instead of (out, weights)",
@@ -74,10 +75,10 @@ def return_contract(obs: Observations, tol: TolFn) -> CheckOutcome:
         if probe.family not in ("worked", "rand", "head"):
             continue
         reply = obs.reply(probe.id)
-        for slip in reply.meta.get("slips", []):
+        for slip in reply.slips:
             slips.setdefault((slip, ENTRY_OF_TARGET.get(probe.call.meta.get("target"), "causal_attention")), probe.id)
         if not reply.ok:
-            if reply.error_type == "WrongReturnType":
+            if reply.error_type == WRONG_RETURN_TYPE:
                 cases.fail(f"causal_attention should return the pair (out, weights) but on {shapes(probe)} it "
                            f"returned something else: {reply.error}.")
             continue  # a call that raised is the value checks' finding, not the contract's
@@ -140,7 +141,7 @@ def names_shapes(message: str, probe) -> bool:
 def shape_validation(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
     for probe, reply in obs.family("shape"):
-        kind = MISMATCH[probe.id.rsplit(".", 1)[1]]
+        kind = MISMATCH[probe.info["mismatch"]]
         if not cases.check(raised(reply, "ValueError"),
                            f"With {kind} ({shapes(probe)}) causal_attention should raise ValueError naming the "
                            "shapes; " + ("it returned a result instead." if reply.ok else
@@ -195,11 +196,11 @@ def forbidden_api(obs: Observations, tol: TolFn) -> CheckOutcome:
     # Refused at run time, or attempted and the refusal caught: both are uses (meta "fused", from the dispatcher).
     # Native code refused is native_code's finding below, not ready-made attention's.
     tripped = [(pid, r) for pid, r in obs.replies.items()
-               if [f for f in r.meta.get("fused") or [] if not runtime_native([f])]
-               or (r.error_type == "ForbiddenAPI" and not runtime_native(r.meta.get("fused") or []))]
+               if [f for f in r.fused if not runtime_native([f])]
+               or (r.error_type == FORBIDDEN_API and not runtime_native(r.fused))]
     if tripped:
         pid, first = tripped[0]
-        fused = [f for f in first.meta.get("fused") or [] if not runtime_native([f])]
+        fused = [f for f in first.fused if not runtime_native([f])]
         what = first.error or f"tried {', '.join(fused)} and caught the refusal"
         cases.fail(f"At run time the submission called PyTorch's ready-made attention on {len(tripped)} of "
                    f"{len(obs.replies)} calls (first on {describe(obs.probes.by_id[pid])}: {what}). Those calls were stopped, so "
@@ -234,24 +235,26 @@ def single_head(obs: Observations, tol: TolFn) -> CheckOutcome:
             continue
         m = probe.call.meta
         dv = m["d_v"] or m["d_k"]
-        layers = reply.meta.get("layers", {})
+        layers = reply.layers
         for name, width in (("query", m["d_k"]), ("key", m["d_k"]), ("value", dv)):
-            layer = layers.get(name, {})
-            cases.check(layer.get("type") == "Linear" and not layer.get("bias"),
+            layer = layers.get(name)
+            kind, bias, shape = (layer.type, layer.bias, layer.shape) if layer is not None else (None, None, None)
+            cases.check(kind == "Linear" and not bias,
                         f"SingleHead.{name} should be nn.Linear(n_embd, width, bias=False).",
-                        "Linear without bias", f"{layer.get('type')} bias={layer.get('bias')}", aspect="layers")
-            cases.check(layer.get("shape") == [width, m["n_embd"]],
+                        "Linear without bias", f"{kind} bias={bias}", aspect="layers")
+            cases.check(shape == [width, m["n_embd"]],
                         f"SingleHead.{name}.weight should have shape ({width}, {m['n_embd']}): nn.Linear stores "
-                        "its weight transposed.", str([width, m["n_embd"]]), str(layer.get("shape")), aspect="layers")
-        cases.check(reply.meta.get("n_params") == probe.info["n_params"],
+                        "its weight transposed.", str([width, m["n_embd"]]), str(shape), aspect="layers")
+        cases.check(reply.n_params == probe.info["n_params"],
                     f"SingleHead({m['n_embd']}, {m['d_k']}, {m['d_v']}) should have {probe.info['n_params']} "
-                    f"trainable parameters.", str(probe.info["n_params"]), str(reply.meta.get("n_params")),
+                    f"trainable parameters.", str(probe.info["n_params"]), str(reply.n_params),
                     aspect="params")
-        want = probe.memo("head", expected.head, probe.t)
-        own = obs.reply(f"{probe.id}.attention")  # its own causal_attention on these projections
+        want = probe.expected_head()
+        own_probe = obs.probes.own_attention(probe)  # its own causal_attention on these projections
+        own = obs.reply(own_probe.id) if own_probe is not None else missing_reply()
         for name in ("out", "weights"):
             got, wanted = reply.tensors.get(name), tuple(want[name].shape)
-            if got is None and name == "weights" and "lone_out" in reply.meta.get("slips", []):
+            if got is None and name == "weights" and "lone_out" in reply.slips:
                 continue  # `return out` alone: return_contract deducts it once and says the weights are unknown
             x = tuple(probe.t["x"].shape)
             if got is None or tuple(got.shape) != wanted:

@@ -30,7 +30,7 @@ def _objective(reply: Reply, grad_out: torch.Tensor) -> float | None:
 def _own_gradients(cases: Cases, obs: Observations, probe: Probe, reply: Reply, inputs: dict[str, str],
                    what: str, call: str) -> None:
     """inputs: gradient name in the reply -> the probe tensor it belongs to."""
-    if reply.meta.get("grad") == "detached":
+    if reply.grad == "detached":
         cases.fail(f"The output of {call} ({_shapes(probe)}) is not connected to {what} at all: backward() "
                    "cannot reach them (the result does not require grad).", aspect="missing")
         return

@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 
 from grader.checks.base import HIDE, PROVE_TEETH, CheckOutcome, check
-from grader.checks.expected import unmasked
 from grader.checks.observations import Cases, Observations, TolFn, band_for, dtype_name, fmt, shapes
+from grader.probes.expected import unmasked
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
        property=True, findings=("shape", "nan", "above", "sums"))
 def mask_structure(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
-    for probe, reply in [(obs.probes.by_id["we"], obs.reply("we")), *obs.family("rand")]:
+    for probe, reply in [(obs.probes.worked, obs.reply(obs.probes.worked.id)), *obs.family("rand")]:
         cases.kind(probe.info.get("variant", probe.id))
         if not reply.ok:
             cases.error(reply, "causal_attention", probe)

@@ -76,7 +76,7 @@ def native_code(obs) -> str | None:
     """Why no check credits this file (native code, in its source or its run), or None."""
     if "native_code" not in obs._memo:
         static = static_native(obs.source) if any(n in obs.source for n in NAMES) else []
-        ran = sorted({w for r in obs.replies.values() for w in runtime_native(r.meta.get("fused") or [])})
+        ran = sorted({w for r in obs.replies.values() for w in runtime_native(r.fused)})
         reason = None
         if static or ran:
             what = ", ".join([*(f"{w} in the source" for w in static), *(f"{w} at run time" for w in ran)][:6])

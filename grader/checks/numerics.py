@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from grader.checks import expected
 from grader.checks.base import HEAD, SHARES, TRAINABLE, CheckOutcome, check
 from grader.checks.observations import (
     Cases,
@@ -23,8 +22,8 @@ from grader.probes import Probe, describe
 def compare_to_sdpa(cases: Cases, probe: Probe, reply: Reply, tol: TolFn) -> None:
     """out and weights of one reply against SDPA on the same inputs (float64 inputs: within the
     precision band; the `precision` check alone holds them to float64)."""
-    q, k = probe.t["q"], probe.t["k"]
-    want_out, want_w = probe.memo("attention", expected.attention, q, k, probe.t["v"])
+    q = probe.t["q"]
+    want_out, want_w = probe.expected()
     in_dtype = dtype_name(probe.t["q"])
     t, band = tol(in_dtype), band_for(in_dtype, probe.info.get("scores"))
     for name, want in (("out", want_out), ("weights", want_w)):
@@ -141,7 +140,7 @@ def precision(obs: Observations, tol: TolFn) -> CheckOutcome:
                 dtypes.setdefault((in_dtype, got_dtype), probe)
             if in_dtype != "float64":
                 continue
-            want_out, want_w = probe.memo("attention", expected.attention, probe.t["q"], probe.t["k"], probe.t["v"])
+            want_out, want_w = probe.expected()
             for got, want in ((reply["out"], want_out), (reply.tensors.get("weights"), want_w)):
                 if got is None or got.shape != want.shape:
                     continue

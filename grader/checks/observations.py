@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple, get_args
+from typing import NamedTuple
 
 import torch
 
-from grader.checks import expected
 from grader.checks.base import CheckOutcome, Tolerance
-from grader.intake.notebook import cell_line
-from grader.probes import HIDDEN_PREFIX, SELF_CHECK_FAMILY, Probe, ProbeSet, describe
-from grader.sandbox import RunResult, protocol
-from grader.sandbox.models import FailureKind
+from grader.probes import SELF_CHECK_FAMILY, Probe, ProbeSet, describe
+from grader.probes.replies import Reply, read_run
+from grader.probes.replies import missing as missing_reply
+from grader.sandbox import RunResult
+from grader.vocabulary import NOT_IMPLEMENTED, NOT_RAISED, PROCESS_FAILURES
 
 TolFn = Callable[[str], Tolerance]
 Shown = str | Callable[[], str] | None
@@ -22,59 +22,6 @@ Shown = str | Callable[[], str] | None
 CRASH = "crash"
 # The entry point a probe calls (its frame's "target"), as a student's file names it.
 ENTRY_OF_TARGET = {"attention": "causal_attention", "head": "SingleHead"}
-
-
-@dataclass
-class Reply:
-    ok: bool
-    tensors: dict[str, torch.Tensor] = field(default_factory=dict)
-    meta: dict = field(default_factory=dict)
-    error_type: str | None = None
-    error: str | None = None
-    where: str = ""  # where the submission's own code raised: " at line 12 (`out = w @ v`)", or ""
-
-    @property
-    def raised(self) -> str:
-        """What the call raised, where, as a student reads it: "NameError at line 12 (`...`): ..."."""
-        return f"{self.error_type}{self.where}: {self.error}"
-
-    def __getitem__(self, name: str) -> torch.Tensor:
-        return self.tensors[name]
-
-    @classmethod
-    def from_frame(cls, frame) -> Reply:
-        """A reply frame as checks see it, re-typed by a model: a child can write anything."""
-        meta = protocol.parse(protocol.ReplyMeta, frame.meta)
-        if meta is None:
-            return cls(False, error_type="protocol_error", error="the reply's fields have the wrong types")
-        clean = meta.model_dump(exclude_none=True)
-        # A head's `return out` alone comes back without weights (the runner reads a function's through v = I).
-        lone = "lone_out" in meta.slips and "out" in frame.tensors
-        if meta.ok and not ({"out", "weights"} <= frame.tensors.keys() or lone):
-            return cls(False, error_type="protocol_error", error="a reply claimed success without out and weights")
-        if meta.ok:
-            return cls(True, frame.tensors, clean)
-        return cls(False, {}, clean, (meta.error_type or "unknown")[:80], meta.error_message[:600])
-
-
-def source_line(source: str, lineno: int | None) -> str | None:
-    """Line `lineno` of the submission's own source (the grader's copy), stripped and bounded."""
-    lines = source.splitlines()
-    if lineno and 1 <= lineno <= len(lines) and lines[lineno - 1].strip():
-        return lines[lineno - 1].strip()[:120]
-    return None
-
-
-def at_line(source: str, lineno: int | None) -> str:
-    """ " at line 12 (`code`)", for a line the source has; "" for one it has not (a reply can say anything)."""
-    lines = source.count("\n") + 1
-    if not lineno or not 1 <= lineno <= lines:
-        return ""
-    line = source_line(source, lineno)
-    # A notebook is graded as the script of its definitions: say where in the notebook the line was written.
-    cell = cell_line(source, lineno)
-    where = f" in cell {cell[0]}, line {cell[1]}" if cell else f" at line {lineno}"
-    return where + (f" (`{line}`)" if line else "")
 
 
 @dataclass
@@ -95,33 +42,16 @@ class Observations:
     @classmethod
     def from_run(cls, run: RunResult, probes: ProbeSet, source: str, *, required: tuple[str, ...],
                  forbidden: tuple[str, ...], scored: tuple[str, ...] = ()) -> Observations:
-        """A sandbox run's frames, each re-typed here (the one place frames are read): the load frame
-        says what the submission defines or why it could not load; each reply becomes a Reply."""
-        obs = cls(probes, {}, source=source, required=required, forbidden=forbidden, scored=scored)
-        if run.load is None or run.load.kind != "loaded":
-            failure = run.failure
-            meta = protocol.parse(protocol.LoadErrorMeta, run.load.meta) if run.load is not None else None
-            if meta is not None:
-                obs.load_error = Reply(False, {}, meta.model_dump(), meta.error_type[:80], meta.message[:600])
-            else:
-                kind = failure.kind if failure else "protocol_error" if run.load is not None else "process_exit"
-                obs.load_error = Reply(False, error_type=kind, error=failure.message if failure else "no valid reply")
-            return obs
-        loaded = protocol.parse(protocol.LoadedMeta, run.load.meta)
-        if loaded is None:
-            obs.load_error = Reply(False, error_type="protocol_error", error="the 'loaded' frame has the wrong types")
-            return obs
-        obs.load_names, obs.defined = tuple(loaded.names), tuple(loaded.defined)
-        obs.replies = {pid: Reply.from_frame(frame) for pid, frame in run.replies.items()}
-        for reply in obs.replies.values():
-            if not reply.ok:
-                reply.where = at_line(source, reply.meta.get("lineno"))
-        for pid, failure in run.failures.items():
-            obs.replies[pid] = Reply(False, error_type=failure.kind, error=failure.message)
+        """A sandbox run's replies, as `grader.probes.replies` reads them (the one place frames are read)."""
+        answers = read_run(run, source)
+        obs = cls(probes, answers.replies, source=source, required=required, forbidden=forbidden, scored=scored,
+                  load_error=answers.load_error)
+        if answers.load_error is None:
+            obs.load_names, obs.defined = answers.load_names, answers.defined
         return obs
 
     def reply(self, pid: str) -> Reply:
-        return self.replies.get(pid) or Reply(False, error_type="missing", error="no reply was received")
+        return self.replies.get(pid) or missing_reply()
 
     def family(self, name: str) -> list[tuple[Probe, Reply]]:
         return [(p, self.reply(p.id)) for p in self.probes.family(name)]
@@ -150,10 +80,10 @@ class Observations:
         if "not_written" not in self._memo:
             calls: dict[str, list[Reply]] = {}
             for p in self.probes.probes:
-                if (entry := ENTRY_OF_TARGET.get(p.call.meta.get("target"))) is not None:
+                if (entry := ENTRY_OF_TARGET.get(p.target)) is not None:
                     calls.setdefault(entry, []).append(self.reply(p.id))
             self._memo["not_written"] = tuple(
-                e for e, replies in calls.items() if all(raised(r, "NotImplementedError") for r in replies))
+                e for e, replies in calls.items() if all(raised(r, NOT_IMPLEMENTED) for r in replies))
         return self._memo["not_written"]
 
     def attention_not_written(self) -> tuple[str, ...]:
@@ -169,8 +99,8 @@ def _off_by(probe: Probe, reply: Reply) -> float | None:
     """The largest difference of out and weights from attention on the probe's inputs (inf: no result;
     None: the sandbox stopped the call, so it says nothing about the answer, e.g. a slow file's budget)."""
     if not reply.ok:
-        return None if reply.error_type in (*get_args(FailureKind), "missing") else float("inf")
-    wanted = probe.memo("attention", expected.attention, probe.t["q"], probe.t["k"], probe.t["v"])
+        return None if reply.error_type in PROCESS_FAILURES else float("inf")
+    wanted = probe.expected()
     worst = 0.0
     for name, want in zip(("out", "weights"), wanted, strict=True):
         got = reply.tensors.get(name)
@@ -185,9 +115,9 @@ def _answers_only_public(obs: Observations) -> str | None:
     variants = obs.family(SELF_CHECK_FAMILY)  # a self-check's stand-ins for the secret's probes
     for probe, reply in [*obs.family("rand"), *variants]:
         public, secret = kinds.setdefault(probe.info["variant"], ([], []))
-        # Hidden probes' ids start with "h." (probes.hidden_probes); their ids never reach a message.
+        # A hidden probe's id never reaches a message: only the layout (its variant) is quoted.
         if (off := _off_by(probe, reply)) is not None:
-            (secret if probe.id.startswith("h.") else public).append(off)
+            (secret if probe.hidden else public).append(off)
     for kind, (public, secret) in kinds.items():
         if public and secret and max(public) <= _RIGHT and min(secret) > _FAR:
             return (f"on the public random probes of layout {kind} your results match attention, and on every "
@@ -200,11 +130,11 @@ def _answers_only_public(obs: Observations) -> str | None:
 def _attention_missing(obs: Observations) -> str | None:
     seen, unfinite = [], []
     for probe in obs.probes.family("rand"):
-        if not probe.id.endswith(".small"):
+        other = obs.probes.extreme_of(probe)
+        if other is None:
             continue
-        other = obs.probes.by_id.get(probe.id.removesuffix(".small") + ".extreme")
-        a, b = obs.reply(probe.id), obs.reply(other.id) if other else None
-        if b is None or not (a.ok and b.ok):
+        a, b = obs.reply(probe.id), obs.reply(other.id)
+        if not (a.ok and b.ok):
             continue
         wa, wb = a.tensors.get("weights"), b.tensors.get("weights")
         if wa is None or wb is None or wa.shape != wb.shape or wa.numel() == 0:
@@ -238,7 +168,7 @@ def value_width_split(obs: Observations) -> tuple[list[Probe], list[tuple[Probe,
     whose value width d_v differs from d_k, and ran on every one where they are equal."""
     ran, raised_ = [], []
     for probe in obs.probes.probes:
-        if probe.id.startswith("h.") or probe.call.meta.get("target") != "attention" or probe.family == "shape":
+        if probe.hidden or probe.target != "attention" or probe.family == "shape":
             continue
         reply = obs.reply(probe.id)
         differ = probe.t["v"].shape[-1] != probe.t["q"].shape[-1]
@@ -251,16 +181,11 @@ def value_width_split(obs: Observations) -> tuple[list[Probe], list[tuple[Probe,
     return (ran, raised_) if ran and raised_ else None
 
 
-# Reply failures that are no exception of the submission's own (the sandbox's verdicts, stubs, the contract).
-NOT_RAISED = ("timeout", "memory_limit", "process_exit", "protocol_error", "missing", "NotImplementedError",
-               "ForbiddenAPI", "WrongReturnType")
-
-
 def _value_width_note(obs: Observations) -> str:
     split = value_width_split(obs)
     if split is None:
         return ""
-    worked = ", the worked example among them" if any(p.id == "we" for p in split[0]) else ""
+    worked = ", the worked example among them" if any(p.worked for p in split[0]) else ""
     return (f" (it raised on every input whose d_v differs from d_k, and ran on all {len(split[0])} where they "
             f"are equal{worked})")
 
@@ -312,12 +237,12 @@ def max_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
 
 def raised(reply: Reply, name: str) -> bool:
     """Whether the call raised `name` or a subclass of it (isinstance, from the class names sent)."""
-    return not reply.ok and (reply.error_type == name or name in reply.meta.get("error_mro", []))
+    return not reply.ok and (reply.error_type == name or name in reply.mro)
 
 
 def shapes(probe: Probe) -> str:
     """The input shapes of an attention probe, as a message quotes them (a hidden probe's: none)."""
-    if probe.id.startswith(HIDDEN_PREFIX):
+    if probe.hidden:
         return "sizes not shown"
     return ", ".join(f"{n} {tuple(probe.t[n].shape)}" for n in "qkv" if n in probe.t)
 
@@ -400,8 +325,8 @@ class Cases:
     def error(self, reply: Reply, what: str, probe: Probe | None = None) -> None:
         """A case that could not run: which call, on which input shapes, what it raised."""
         where = f" on {shapes(probe)}" if probe is not None and "q" in probe.t else ""
-        stub = raised(reply, "NotImplementedError")  # not written yet: no finding, only a to-do
-        entry = ENTRY_OF_TARGET.get(probe.call.meta.get("target")) if probe is not None and stub else None
+        stub = raised(reply, NOT_IMPLEMENTED)  # not written yet: no finding, only a to-do
+        entry = ENTRY_OF_TARGET.get(probe.target) if probe is not None and stub else None
         self.problems.append(FailedCase(True, f"Could not run this check: {what}{where} raised {reply.raised}",
                                         finding=None if stub else CRASH, stub=entry))
         self._record(False, None)

@@ -8,7 +8,18 @@ import torch
 
 from grader.checks.base import BASELINE, DELIVER, CheckOutcome, check
 from grader.checks.observations import Cases, Observations, TolFn, band_for, close, first_bad_row, fmt
-from grader.probes import LN2, LN4, VALUE_BUMP, WORKED_OUT, WORKED_WEIGHTS, ZERO_Q_OUT, ZERO_Q_WEIGHTS
+from grader.probes import (
+    LN2,
+    LN4,
+    VALUE_BUMP,
+    WORKED,
+    WORKED_OUT,
+    WORKED_VALUE_BUMP,
+    WORKED_WEIGHTS,
+    WORKED_ZERO_Q,
+    ZERO_Q_OUT,
+    ZERO_Q_WEIGHTS,
+)
 
 # What the chapter says about each receiving position of the worked example.
 WORKED_ROWS = (
@@ -81,9 +92,9 @@ def _compare(cases: Cases, reply, name: str, expected: torch.Tensor, tol, story)
        passed="Weights [1/7, 2/7, 4/7] at the final position and output [3.714286, 2.285714]: a "
               "blend, not the winning value.")
 def worked_example(obs: Observations, tol: TolFn) -> CheckOutcome:
-    cases, reply = Cases(), obs.reply("we")
+    cases, reply = Cases(), obs.reply(WORKED)
     if not reply.ok:
-        cases.error(reply, "causal_attention on the worked example", obs.probes.by_id["we"])
+        cases.error(reply, "causal_attention on the worked example", obs.probes.worked)
         return cases.outcome()
     t = tol("float64")
     _compare(cases, reply, "weights", WORKED_WEIGHTS, t, WORKED_ROWS)
@@ -98,9 +109,9 @@ def worked_example(obs: Observations, tol: TolFn) -> CheckOutcome:
        passed="Zero queries give plain averages of the allowed values: [2.666667, 2.000000] at the "
               "end.")
 def zero_queries(obs: Observations, tol: TolFn) -> CheckOutcome:
-    cases, reply = Cases(), obs.reply("we.zero_q")
+    cases, reply = Cases(), obs.reply(WORKED_ZERO_Q)
     if not reply.ok:
-        cases.error(reply, "causal_attention with zero queries", obs.probes.by_id["we.zero_q"])
+        cases.error(reply, "causal_attention with zero queries", obs.probes.by_id[WORKED_ZERO_Q])
         return cases.outcome()
     t = tol("float64")
     story = ["With every query zero all scores are zero, so each receiver averages the sources it may see."] * 3
@@ -117,10 +128,10 @@ def zero_queries(obs: Observations, tol: TolFn) -> CheckOutcome:
               "separate.")
 def value_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()
-    base, bumped = obs.reply("we"), obs.reply("we.value_bump")
+    base, bumped = obs.reply(WORKED), obs.reply(WORKED_VALUE_BUMP)
     for reply in (base, bumped):
         if not reply.ok:
-            cases.error(reply, "causal_attention in the value-only intervention", obs.probes.by_id["we"])
+            cases.error(reply, "causal_attention in the value-only intervention", obs.probes.worked)
             return cases.outcome()
     w, w2, out, out2 = base["weights"], bumped["weights"], base["out"], bumped["out"]
     if w.shape != (3, 3) or w2.shape != w.shape or out.shape != (3, 2) or out2.shape != out.shape:

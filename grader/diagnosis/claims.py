@@ -1,6 +1,6 @@
 """What a diagnosis's message asserts, checked against the submission's own replies before it is printed.
 
-A reader (evidence.py) finds a misconception and fills its message's facts. Each claim declared with
+A reader (evidence/) finds a misconception and fills its message's facts. Each claim declared with
 the misconception (misconceptions.py, `claims=`) re-reads, on its own, the evidence those facts quote
 and says whether it holds; the engine prints no message one of its claims refuses. Claims in `EVERY`
 hold for every message. A claim never finds anything: it can only refuse.
@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import torch
 
-from grader.checks import expected
 from grader.diagnosis import evidence as ev
 from grader.diagnosis.evidence import PROBE, Context, Facts
 
@@ -50,7 +49,8 @@ def lines_are_the_files(ctx: Context, facts: Facts) -> bool:
 
 def no_hidden_probe(ctx: Context, facts: Facts) -> bool:
     """A message quotes visible probes only."""
-    return not facts.get(PROBE, "").startswith("h.")
+    quoted = _quoted(ctx, facts)
+    return quoted is None or not quoted[0].hidden
 
 
 EVERY = (Premise("every line it quotes is that line of the file", lines_are_the_files),
@@ -123,7 +123,7 @@ def quoted_call_was_not_refused(ctx: Context, facts: Facts) -> bool:
     if quoted is None:
         return False
     reply = quoted[1]
-    return reply.ok or (reply.error_type != "ValueError" and "ValueError" not in reply.meta.get("error_mro", []))
+    return reply.ok or (reply.error_type != "ValueError" and "ValueError" not in reply.mro)
 
 
 def quoted_output_not_finite(ctx: Context, facts: Facts) -> bool:
@@ -155,7 +155,7 @@ def head_output_differs(ctx: Context, facts: Facts) -> bool:
     if quoted is None or not quoted[1].ok or "out" not in quoted[1].tensors:
         return False
     probe, reply = quoted
-    right = probe.memo("head", expected.head, probe.t)["out"]
+    right = probe.expected_head()["out"]
     got = reply.tensors["out"].double()
     return got.shape != right.shape or not torch.allclose(got, right, atol=1e-8)
 
@@ -175,7 +175,7 @@ def float32_level_everywhere(ctx: Context, facts: Facts) -> bool:
         got = ev.output(reply, probe)
         if probe.t["q"].dtype != torch.float64 or got is None or not bool(torch.isfinite(got).all()):
             continue
-        want = probe.memo("attention", expected.attention, probe.t["q"], probe.t["k"], probe.t["v"])[0]
+        want = probe.expected()[0]
         if got.shape == want.shape and float((got.double() - want).abs().max()) > 1e-4 * max(1.0, float(want.abs().max())):
             return False
     return True

@@ -14,8 +14,8 @@ from pathlib import Path
 import torch
 from pydantic import BaseModel
 
-from grader.checks.observations import Reply
 from grader.probes import Probe
+from grader.probes.replies import Reply
 from grader.sandbox import answer_trusted
 
 # Loose enough for one bug written two ways (float32 sums in another order), tight enough to
@@ -83,9 +83,10 @@ def observe_replies(replies: dict[str, object], keys: Container[str] | None = No
                 vector[f"{pid}:{name}"] = tensor(t)
             if name == "out":
                 vector[f"{pid}:out.dtype"] = str(t.dtype)
+        fields = r.meta.model_dump(exclude_none=True) if r.meta is not None else {}  # as the catalogue was observed
         for name in ("grad", "grad_missing", "n_params", "layers"):
-            if name in r.meta:
-                value = r.meta[name]
+            if name in fields:
+                value = fields[name]
                 vector[f"{pid}:{name}"] = value if isinstance(value, int | str) else repr(value)
     return vector
 

@@ -9,7 +9,7 @@ available, only `explains` is shown: a message never borrows another file's stor
 Evidence kinds, strongest first:
   file        how the submission failed as a whole (did not load, exited, hung, ran out of memory)
   contract    what its replies show about the calling contract (inputs modified, no ValueError, ...)
-  behaviour   tensor-level predicates on its weights and outputs (grader/diagnosis/evidence.py)
+  behaviour   tensor-level predicates on its weights and outputs (grader/diagnosis/evidence/)
   fingerprint its results on the public probes match a catalogued mutant's (reference/mutants/<id>.py,
               recorded by `python -m grader catalogue` into grader/data/catalogue.json)
 

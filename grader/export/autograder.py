@@ -13,8 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from grader.paths import atomic_write_bytes, atomic_write_text
-from grader.report.gradescope import GradescopeResults, to_gradescope
+from grader.paths import atomic_write_bytes
+from grader.report.gradescope import GradescopeResults, write_results
 
 
 def find_submission(folder: Path, entries: tuple[str, ...]) -> tuple[bytes | None, str, str]:
@@ -55,13 +55,12 @@ def run(root: Path) -> int:
             rubric = load_rubric(root / "source" / "rubric.yaml")
             secret = (root / "source" / "secret").read_text(encoding="utf-8").strip()
         except (RubricError, OSError) as err:
-            atomic_write_text(results, _zero(f"The autograder is misconfigured; tell your instructor.\n\n{err}")
-                              .model_dump_json(indent=1))
+            write_results(_zero(f"The autograder is misconfigured; tell your instructor.\n\n{err}"), results)
             print(f"grader: {err}", file=sys.stderr)
             return 1
         source, found, why = find_submission(root / "submission", rubric.entry_points)
         if source is None:
-            atomic_write_text(results, _zero(why).model_dump_json(indent=1))
+            write_results(_zero(why), results)
             return 0
         with tempfile.TemporaryDirectory(prefix="grader-autograder-") as staging:
             staged = Path(staging) / "attention.py"  # a notebook or zip is graded as the source intake made of it
@@ -70,12 +69,11 @@ def run(root: Path) -> int:
                 report = grade_file(staged, sandbox=sandbox, rubric=rubric, secret=secret or None,
                                     audience="instructor", hidden_paths=[root, Path(staging)])
         report = report.model_copy(update={"submission": found})
-        atomic_write_text(results, to_gradescope(report).model_dump_json(indent=1))
+        write_results(report, results)
         print(f"graded {report.submission}: {report.score:g}/{report.max_score:g} ({report.runtime.isolation})")
         return 0
     except Exception as err:  # noqa: BLE001 - Gradescope shows a missing results.json as a bare failure
-        atomic_write_text(results, _zero(f"The grader failed ({type(err).__name__}); tell your instructor.")
-                          .model_dump_json(indent=1))
+        write_results(_zero(f"The grader failed ({type(err).__name__}); tell your instructor."), results)
         raise
 
 

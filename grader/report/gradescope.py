@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from grader.paths import atomic_write_text
 from grader.report.markdown import md_code_block, md_escape, md_grader_text
 from grader.report.models import Report
 from grader.report.view import printable, truncate
@@ -88,3 +90,11 @@ def to_gradescope(report: Report) -> GradescopeResults:
             for i, c in enumerate(report.checks, start=1)
         ],
     )
+
+
+def write_results(results: GradescopeResults | Report, path: Path) -> None:
+    """results.json, the one way it is written (0600, atomically): from a report, or results of their
+    own (the autograder's score 0 with a reason, when there is no report to give)."""
+    if isinstance(results, Report):
+        results = to_gradescope(results)
+    atomic_write_text(path, results.model_dump_json(indent=1))

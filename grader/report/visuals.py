@@ -6,10 +6,9 @@ while judging (SDPA on a probe is computed once per probe, whoever asks first).
 
 from __future__ import annotations
 
-from grader.checks import expected
 from grader.checks.masking import INTERVENTION, control_changes, row_changes
 from grader.checks.observations import Observations
-from grader.probes import WORKED_WEIGHTS
+from grader.probes import RANDOM_FLAT, WORKED, WORKED_WEIGHTS
 from grader.report.models import Heatmap, Visuals
 
 
@@ -22,11 +21,11 @@ def visuals(obs: Observations) -> Visuals:
             return None
         return [[x if abs(x) != float("inf") and x == x else None for x in row] for row in w.double().tolist()]
 
-    pictures = Visuals(worked_example=Heatmap(title="Worked example", student=weights("we"),
+    pictures = Visuals(worked_example=Heatmap(title="Worked example", student=weights(WORKED),
                                               expected=WORKED_WEIGHTS.tolist()))
-    rand = obs.probes.by_id.get("rand.flat.small")
+    rand = obs.probes.by_id.get(RANDOM_FLAT)
     if rand is not None:
-        want = rand.memo("attention", expected.attention, rand.t["q"], rand.t["k"], rand.t["v"])
+        want = rand.expected()
         pictures.random_probe = Heatmap(title=f"Random probe (T = {rand.t['q'].shape[-2]})",
                                         student=weights(rand.id), expected=want[1].tolist())
     # The intervention drawn is the first that moved the submission's earlier rows (the one the leak
@@ -34,8 +33,8 @@ def visuals(obs: Observations) -> Visuals:
     # check that says another change did, would contradict it.
     drawn = None
     for probe in obs.probes.family("leak"):
-        base_probe = obs.probes.by_id.get(probe.info.get("base", ""))
-        if probe.info["kind"] == "base" or base_probe is None or probe.id.startswith("h."):
+        base_probe = obs.probes.base(probe)
+        if probe.info["kind"] == "base" or base_probe is None or probe.hidden:
             continue
         rows = probe.info["rows_fixed"]  # only rows before the changed positions must stay put
         base, changed = obs.reply(base_probe.id), obs.reply(probe.id)

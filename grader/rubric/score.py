@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from grader.checks.base import CheckOutcome
 from grader.checks.observations import CRASH
 from grader.checks.registry import CHECKS
-from grader.paths import atomic_write_text
+from grader.rubric.hint_state import HintProgress, HintState
 from grader.rubric.model import Rubric, RubricCheck
 from grader.rubric.results import CheckReport, GroupTotal, apply_ceiling, costliest_first
 from grader.vocabulary import Audience, Status
@@ -26,32 +22,17 @@ class ScoredChecks(BaseModel):
     max_score: float
 
 
-class HintProgress(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    shown: int = Field(ge=1, description="How many hints of this check have been revealed.")
-    source: str | None = Field(description="Hash of the code that last revealed one.")
-
-
-class HintState(BaseModel):
-    """How far each failing check's hints have gone, per assignment and submission."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    schema_version: Literal[2] = 2
-    revealed: dict[str, dict[str, HintProgress]] = Field(default={}, description="key -> check id -> progress")
-
-
 def score_checks(
     rubric: Rubric,
     outcomes: dict[str, CheckOutcome],
     *,
     audience: Audience,
     hint_key: str | None = None,
-    hint_state_path: Path | None = None,
+    hint_state: HintState | None = None,
     hint_source: str | None = None,
 ) -> ScoredChecks:
-    """`hint_source` (a hash of the submission's code) makes a failing check's next hint wait for
+    """`hint_state` (loaded and saved by the caller, `grader.rubric.hint_state`) is advanced in place;
+    `hint_source` (a hash of the submission's code) makes a failing check's next hint wait for
     changed code: rerunning the same code shows the same hint. Every failing check's hint is given
     (`give_hints` gives only those a reader is shown, and for the bug the headline names)."""
     statuses = _statuses(rubric, outcomes)
@@ -72,18 +53,17 @@ def score_checks(
         score=score,
         max_score=max_score,
     )
-    return give_hints(rubric, scored, outcomes, hint_key=hint_key, hint_state_path=hint_state_path,
-                      hint_source=hint_source)
+    return give_hints(rubric, scored, outcomes, hint_key=hint_key, hint_state=hint_state, hint_source=hint_source)
 
 
 def give_hints(rubric: Rubric, scored: ScoredChecks, outcomes: dict[str, CheckOutcome], *,
-               hint_key: str | None = None, hint_state_path: Path | None = None, hint_source: str | None = None,
+               hint_key: str | None = None, hint_state: HintState | None = None, hint_source: str | None = None,
                headline: str | None = None, spelled_out: int | None = None) -> ScoredChecks:
     """Each failing check's hint, chosen by what the check found and by the misconception the headline
     diagnosis names (`headline`), and spent only when its reader sees it: with `spelled_out`, only
     the checks a screenful spells out (`costliest_first`, as the terminal shows them) get one, and
     the others' hints wait, unspent, for the run that shows them."""
-    hints = _Hints(rubric, hint_key, hint_state_path, hint_source)
+    hints = _Hints(rubric, hint_key, hint_state, hint_source)
     seen = None if spelled_out is None else {r.id for r in costliest_first(scored.checks)[:spelled_out]}
     checks = []
     for r in scored.checks:
@@ -94,7 +74,6 @@ def give_hints(rubric: Rubric, scored: ScoredChecks, outcomes: dict[str, CheckOu
         hint = hints.reveal(rubric.check(r.id), outcome.finding, headline) \
             if wanted and (seen is None or r.id in seen) else None
         checks.append(r.model_copy(update={"hint": hint}))
-    hints.save()
     return scored.model_copy(update={"checks": checks})
 
 
@@ -209,15 +188,13 @@ def _total(values) -> float:
 
 
 class _Hints:
-    """With a state file, a failing check's next hint is revealed when its code has changed since
+    """With a hint state, a failing check's next hint is revealed when its code has changed since
     the last one was shown (every failing run when no hash is given); without one, the first hint."""
 
-    def __init__(self, rubric: Rubric, hint_key: str | None, path: Path | None, source: str | None = None):
-        self.path = path if hint_key is not None else None
+    def __init__(self, rubric: Rubric, hint_key: str | None, state: HintState | None, source: str | None = None):
+        self.state = state if hint_key is not None else None
         self.key = f"{rubric.assignment_id}:{hint_key}"
         self.source = source
-        self.state = _read_state(self.path) if self.path else HintState()
-        self.changed = False
 
     def reveal(self, check: RubricCheck, finding: str | None, headline: str | None) -> str | None:
         """The hint this check shows now, recorded as shown: only hints about what the check found
@@ -225,35 +202,17 @@ class _Hints:
         hints = check.hints_for(finding, headline)
         if not hints:
             return None
-        if self.path is None:
+        if self.state is None:
             index = 0
         else:
-            seen = self.state.revealed.setdefault(self.key, {})
-            progress = seen.get(check.id)
-            if progress is None:
-                progress = seen[check.id] = HintProgress(shown=1, source=self.source)
-                self.changed = True
+            progress = self.state.revealed.get(self.key, {}).get(check.id)
+            if progress is None:  # the state changes only where a hint is revealed: its caller saves only then
+                progress = self.state.revealed.setdefault(self.key, {})[check.id] = HintProgress(shown=1,
+                                                                                                 source=self.source)
             elif self.source is None or progress.source != self.source:
                 progress.shown = min(progress.shown + 1, len(hints))
                 progress.source = self.source
-                self.changed = True
             index = min(progress.shown, len(hints)) - 1
         if len(hints) == 1:
             return f"Hint: {hints[0]}"
         return f"Hint {index + 1} of {len(hints)}: {hints[index]}"
-
-    def save(self) -> None:
-        if self.path is None or not self.changed:
-            return
-        try:
-            # Not fsynced: losing the last hint step to a crash costs nothing, an fsync per save costs time.
-            atomic_write_text(self.path, self.state.model_dump_json(indent=2) + "\n", durable=False)
-        except OSError:
-            pass  # hints are a convenience: an unwritable state file must not stop a self-check
-
-
-def _read_state(path: Path) -> HintState:
-    try:
-        return HintState.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, ValidationError):
-        return HintState()  # missing or damaged: start again from the first hint

@@ -30,6 +30,7 @@ from grader.sandbox import zygote as zy
 from grader.sandbox.cgroups import SlotGroups
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
 from grader.sandbox.wire import REPLY_HEADER_BYTES, Bounds, Frame, WireError, encode, read_frame
+from grader.vocabulary import SUBMISSION_REFUSED
 
 DEFAULT_RUNNER = "grader.sandbox.runner:serve"
 # Gradescope keeps the autograder source, the submission and results.json under this root.
@@ -394,7 +395,7 @@ class Sandbox:
             result.load = Frame(
                 "load_error",
                 {
-                    "error_type": "SubmissionRefused",
+                    "error_type": SUBMISSION_REFUSED,
                     "message": f"cannot open the submission: {why}",
                     "lineno": None,
                 },
@@ -665,5 +666,5 @@ def _exited(proc: subprocess.Popen | _Forked) -> bool:
 
 def _fail_all(result: RunResult, pending: list[Frame], failure: Failure, why: str) -> None:
     for call in pending:
-        result.failures[call.meta["id"]] = Failure(failure.kind, f"{why} ({failure.message})")
+        result.failures[call.meta["id"]] = Failure(failure.kind, f"{why} ({failure.message})", skipped=True)
     pending.clear()

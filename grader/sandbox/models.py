@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from grader.sandbox.wire import Frame
-from grader.vocabulary import Isolation
-
-FailureKind = Literal["timeout", "memory_limit", "process_exit", "protocol_error"]
+from grader.vocabulary import FailureKind, Isolation
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -53,6 +50,7 @@ class Limits(BaseModel):
 class Failure:
     kind: FailureKind
     message: str
+    skipped: bool = False  # the call was never made: the submission had been stopped, or the sandbox gave up
 
 
 @dataclass

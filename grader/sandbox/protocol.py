@@ -1,6 +1,8 @@
 """What the runner's frames may say, checked on the grader's side: a child can write any bytes
 on its pipe (even before the runner speaks), so a frame that lies about its own shape becomes
-a protocol error for that call, never a crash of the grader."""
+a protocol error for that call, never a crash of the grader. A field no model here declares is
+refused the same way (never dropped unseen): what the runner sends and what the grader reads
+are declared in one place."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ Text = str  # free text is truncated where it is shown, not here
 
 
 class _Meta(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")
 
 
 class LoadedMeta(_Meta):
@@ -24,6 +26,7 @@ class LoadErrorMeta(_Meta):
     error_type: Text = "unknown"
     message: Text = ""
     lineno: int | None = None
+    error_mro: list[str] = Field(default=[], max_length=12)  # the exception's classes, most derived first
 
 
 class LayerInfo(_Meta):

@@ -27,7 +27,7 @@ from torch import nn
 
 from grader.sandbox import native
 from grader.sandbox.wire import Frame, WireError, encode, read_frame, write_all, write_frame
-from grader.vocabulary import ENTRY_NAMES
+from grader.vocabulary import ENTRY_NAMES, FORBIDDEN_API, WRONG_RETURN_TYPE
 
 _MAX_MESSAGE = 600
 _MAX_NAME = 80
@@ -253,9 +253,9 @@ def _describe(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, RuntimeError) and ("allocate" in message or "out of memory" in message):
         kind = "MemoryError"
     if isinstance(exc, ForbiddenAPIError) or _FORBIDDEN_MARK in message:
-        kind = "ForbiddenAPI"
+        kind = FORBIDDEN_API
     if isinstance(exc, ReturnContractError):
-        kind = "WrongReturnType"
+        kind = WRONG_RETURN_TYPE
     return {"ok": False, "error_type": kind, "error_message": message[:_MAX_MESSAGE], "error_mro": mro}
 
 
@@ -461,7 +461,7 @@ def encoded_answer(module: ModuleType, call: Frame) -> bytes:
     try:
         return encode(reply)
     except WireError as exc:
-        return encode(Frame("reply", {"id": reply.meta["id"], "ok": False, "error_type": "WrongReturnType",
+        return encode(Frame("reply", {"id": reply.meta["id"], "ok": False, "error_type": WRONG_RETURN_TYPE,
                                       "error_message": str(exc)}))
 
 

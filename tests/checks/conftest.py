@@ -1,5 +1,6 @@
 """Check-level fixtures: run small trusted implementations in-process, through the runner's own
-lens (runner.answer, Reply.from_frame), and evaluate checks or whole rubrics on them."""
+lens (runner.answer: the frames a sandboxed child would send), and judge them through `grade`'s own
+path (its observations, its check outcomes, its report), so a check test sees what a grade sees."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from grader.checks.observations import Observations, Reply
-from grader.checks.registry import CHECKS
-from grader.grade import INSTRUCTOR_RUBRIC, default_rubric
+from grader.checks.observations import Observations
+from grader.grade import INSTRUCTOR_RUBRIC, Executed, check_outcomes, default_rubric, judge, observations
 from grader.probes import build_probes
-from grader.rubric import score_checks
+from grader.sandbox import RunResult
 from grader.sandbox.runner import answer, load_module, tripwires
 
 # A correct head, written for these tests (not the reference); `{SCORES}`, `{MASK}`, `{SOFTMAX}`,
@@ -84,17 +84,18 @@ def grade(tmp_path):
 
     def run(source: str, seed: int | None = None) -> Graded:
         path = tmp_path / f"sub{next(counter)}.py"
-        path.write_text(textwrap.dedent(source), encoding="utf-8")
+        source = textwrap.dedent(source)  # what the file holds, as grade reads it
+        path.write_text(source, encoding="utf-8")
         probes = build_probes(seed)
         with tripwires():
             module, loaded = load_module(str(path), name=f"checks_test_{path.stem}")
             assert module is not None, loaded.meta
-            replies = {p.id: Reply.from_frame(answer(module, p.call)) for p in probes.probes}
+            frames = {p.id: answer(module, p.call) for p in probes.probes}
         rubric = default_rubric(INSTRUCTOR_RUBRIC)
-        obs = Observations(probes, replies, source=source, load_names=tuple(loaded.meta["names"]),
-                           scored=tuple(rubric.check_ids))
-        outcomes = {cid: CHECKS[cid].run(obs, lambda d, cid=cid: rubric.tolerance(cid, d)) for cid in rubric.check_ids}
-        scored = score_checks(rubric, outcomes, audience="instructor")
-        return Graded(obs, outcomes, scored.score, {c.id: c for c in scored.checks})
+        run = RunResult(load=loaded, replies=frames)
+        obs = observations(run, probes, source, rubric)
+        report = judge(Executed(path, probes, run, source), rubric=rubric, audience="instructor")
+        assert report.status != "grader_error", report.error
+        return Graded(obs, check_outcomes(obs, rubric), report.score, {c.id: c for c in report.checks})
 
     return run

@@ -1,6 +1,9 @@
 """Each check on small hand-written heads: what it catches, what it passes, what it says.
 
-Every failure class of issue 11 (1, 2, 4, 6) and issue 14.6 has a test here that failed before the fix.
+Each class of wrong verdict found so far has a test here that failed before its fix: precision read as a
+failure of every value check, relational checks that compared with the chapter instead of the
+submission itself, probe holes, a check that could not run describing another bug, and points for
+code that computes no attention.
 """
 
 from __future__ import annotations
@@ -211,7 +214,7 @@ def test_a_crashing_call_is_reported_as_the_call_that_raised(grade, head_source)
     assert "in place" not in g.outcomes["inputs_unchanged"].feedback
 
 
-# --- Issue 14.6: points without attention ---------------------------------------------------------
+# --- Class 7: points without attention ------------------------------------------------------------
 @pytest.mark.parametrize("ret", [
     "v, torch.eye(T, dtype=v.dtype).expand(*q.shape[:-1], T)",
     "(torch.tensor([[2.0, 0], [2 / 3, 8 / 3], [26 / 7, 16 / 7]], dtype=q.dtype), "

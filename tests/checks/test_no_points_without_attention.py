@@ -1,4 +1,4 @@
-"""Issue 25, item 7: no points without attention. Canned answers for every public probe, and NaN
+"""No points without attention. Canned answers for every public probe, and NaN
 everywhere, score at most what the untouched stub scores (plus the gate's floor, which is nothing);
 NaN and inf are never "no change" (the leak check) and never "weights that respond" (the gate)."""
 
@@ -63,7 +63,7 @@ def test_calls_the_sandbox_stopped_are_not_taken_for_wrong_answers(grade, head_s
     from grader.checks.observations import Reply
 
     obs = grade(head_source(), seed=SEED).obs
-    hidden = [p for p in obs.probes.family("rand") if p.id.startswith("h.")]
+    hidden = [p for p in obs.probes.family("rand") if p.hidden]
     assert hidden and obs.answers_only_public() is None
     for p in hidden:
         obs.replies[p.id] = Reply(False, error_type="timeout", error="stopped at its limit")

@@ -45,7 +45,7 @@ def _reply(impl, probe, validate: bool) -> Reply:
         out, weights = impl(q, k, v)
     except Exception as exc:  # noqa: BLE001 - reported as the runner reports it
         return Reply(False, error_type=type(exc).__name__, error=str(exc))
-    return Reply(True, {"out": out, "weights": weights, "q_after": q, "k_after": k, "v_after": v}, {})
+    return Reply(True, {"out": out, "weights": weights, "q_after": q, "k_after": k, "v_after": v})
 
 
 @pytest.fixture

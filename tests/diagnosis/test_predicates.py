@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from grader.checks import expected
 from grader.checks.observations import Reply
 from grader.diagnosis import evidence as ev
+from grader.probes import expected
 
 torch.manual_seed(0)
 Q, K, V = (torch.randn(5, d, dtype=torch.float64) for d in (4, 4, 3))

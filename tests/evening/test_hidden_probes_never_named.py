@@ -41,7 +41,7 @@ def _student_texts(report) -> dict[str, str]:
 def test_no_hidden_probe_reaches_a_student(sandbox, mutant):
     path = ROOT / "reference" / "mutants" / f"{mutant}.py"
     report = grade_file(path, sandbox=sandbox, secret=SECRET)  # the instructor's run: hidden probes included
-    hidden = [p for p in build_probes(hidden_seed(SECRET, path.read_bytes())).probes if p.id.startswith("h.")]
+    hidden = [p for p in build_probes(hidden_seed(SECRET, path.read_bytes())).probes if p.hidden]
     assert hidden
     ids = sorted({p.id for p in hidden}, key=len, reverse=True)
     tags = [f"T{T}." for T in HIDDEN_LENGTHS if T not in VISIBLE_LENGTHS]
@@ -65,6 +65,6 @@ def test_probes_are_described_in_words():
     probes = build_probes(123).by_id
     assert describe(probes["we"]) == "the worked example"
     assert describe(probes["rand.batch.sharp"]).startswith("a batch of ")
-    hidden = next(p for pid, p in probes.items() if pid.startswith("h."))
+    hidden = next(p for p in probes.values() if p.hidden)
     said = describe(hidden)
     assert hidden.id not in said and not re.search(r"\d", said)

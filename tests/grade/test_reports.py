@@ -30,8 +30,8 @@ def test_same_file_secret_and_rubric_give_the_same_report(sandbox):
 def test_hidden_probes_depend_on_secret_and_file():
     a, b = hidden_seed("s1", b"x"), hidden_seed("s2", b"x")
     assert a != b and hidden_seed("s1", b"x") == a != hidden_seed("s1", b"y")
-    hidden = [p for p in build_probes(a).probes if p.id.startswith("h.")]
-    assert hidden and not [p for p in build_probes(None).probes if p.id.startswith("h.")]
+    hidden = [p for p in build_probes(a).probes if p.hidden]
+    assert hidden and not [p for p in build_probes(None).probes if p.hidden]
     other = {p.id: p for p in build_probes(b).probes}
     assert not all(p.t["q"].shape == other[p.id].t["q"].shape and (p.t["q"] == other[p.id].t["q"]).all()
                    for p in hidden if p.call.meta["target"] == "attention")

@@ -22,7 +22,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("shared words and where files live", ("vocabulary", "paths")),
     ("inputs as found: files, notebooks, archives", ("intake",)),
     ("running student code: sandbox and wire format", ("sandbox", "process")),
-    ("probes: what a submission is asked, as wire frames", ("probes",)),
+    ("probes: what a submission is asked, as wire frames, with its expected values", ("probes",)),
+    ("replies: what came back, read from the frames into types", ("probes.replies",)),
     ("checks: verdicts from returned tensors", ("checks",)),
     ("diagnosis: misconceptions behind the verdicts", ("diagnosis",)),
     ("rubric: points, prerequisites, hints", ("rubric",)),
@@ -39,6 +40,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 # planted by the command line before anything secret is read.
 SANDBOX_PUBLIC = {"grader.sandbox", "grader.sandbox.wire", "grader.sandbox.protocol", "grader.sandbox.models",
                   "grader.sandbox.seed"}
+
+# The one module outside the sandbox that reads frames' fields (the protocol's models): every other
+# reader gets typed replies from it.
+FRAME_READERS = {"grader.probes.replies"}
 
 # One name, two unrelated concepts, each in its own corner (renaming would break public imports).
 HOMONYMS = {
@@ -120,6 +125,17 @@ def test_the_sandbox_is_reached_through_its_public_face():
     assert not wrong, "\n".join(wrong)
 
 
+def test_only_the_replies_module_reads_frames():
+    wrong = []
+    for name, path in modules().items():
+        if name.startswith("grader.sandbox") or name in FRAME_READERS:
+            continue
+        for target, line in imports(name, path):
+            if target == "grader.sandbox.protocol":
+                wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {name} reads frames ({target})")
+    assert not wrong, "\n".join(wrong)
+
+
 def definitions() -> dict[str, list[str]]:
     """Top-level classes and constants (CapWords or UPPER names) by name, with the modules defining them."""
     found: dict[str, list[str]] = defaultdict(list)
@@ -172,6 +188,20 @@ def test_a_lazy_import_of_the_runner_is_caught(tmp_path, monkeypatch):
                                         "diagnosis/fingerprint.py": "def f():\n    from grader.sandbox.runner import x\n"})
     with pytest.raises(AssertionError, match="grader.diagnosis.fingerprint imports grader.sandbox.runner"):
         test_the_sandbox_is_reached_through_its_public_face()
+
+
+def test_a_second_frame_reader_is_caught(tmp_path, monkeypatch):
+    toy_package(tmp_path, monkeypatch, {"sandbox/protocol.py": "",
+                                        "checks/observations.py": "from grader.sandbox import protocol\n"})
+    with pytest.raises(AssertionError, match="grader.checks.observations reads frames"):
+        test_only_the_replies_module_reads_frames()
+
+
+def test_replies_sit_above_the_probes(tmp_path, monkeypatch):
+    toy_package(tmp_path, monkeypatch, {"probes/replies.py": "X = 1\n",
+                                        "probes/__init__.py": "from grader.probes.replies import X\n"})
+    with pytest.raises(AssertionError, match=r"grader.probes \(probes.*imports grader.probes.replies"):
+        test_no_layer_imports_a_higher_one()
 
 
 def test_a_second_definition_is_caught(tmp_path, monkeypatch):

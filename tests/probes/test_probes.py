@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.checks import expected
 from grader.checks.masking import TEETH, control_changes
-from grader.probes import WORKED_OUT, WORKED_WEIGHTS, ZERO_Q_OUT, build_probes, worked_example
+from grader.probes import WORKED_OUT, WORKED_WEIGHTS, ZERO_Q_OUT, build_probes, expected, worked_example
 
 
 def test_sdpa_reproduces_the_chapters_closed_forms():

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.report.formats import REPORT_FORMATS
 from grader.report.html import render_html
 from grader.report.markdown import render_markdown
 from grader.report.models import CheckReport, Report, Runtime, Visuals
@@ -45,7 +46,8 @@ def test_student_view_before_release_shows_only_visible_checks_and_their_points(
     assert view.visuals.random_probe is None  # a hidden probe's picture is not shown
     assert "random_probes" not in view.model_dump_json() and "Random Probes" not in view.model_dump_json()
     assert "a hidden check" in view.checks[1].feedback
-    for text in (render_markdown(report(), audience="student"), render_html(report(), audience="student")):
+    for fmt in REPORT_FORMATS.values():  # every format the registry declares
+        text = fmt.render(report(), audience="student")
         assert "SECRET-PROBE-TEXT" not in text and "random_probes" not in text and "Sdpa Parity" not in text
         assert "2 further check(s) will be shown when results are released; 1 hidden check(s) are never shown." in text
         assert "12 / 16" in text

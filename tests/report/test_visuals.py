@@ -7,11 +7,10 @@ from pathlib import Path
 
 import torch
 
-from grader.checks import expected
 from grader.checks.observations import Observations, Reply
 from grader.checks.registry import CHECKS
 from grader.grade import INSTRUCTOR_RUBRIC, default_rubric
-from grader.probes import ProbeSet, build_probes
+from grader.probes import ProbeSet, build_probes, expected
 from grader.report.visuals import visuals
 from grader.sandbox import answer_trusted
 
@@ -77,7 +76,7 @@ def _wrong_axis_observed() -> Observations:
         s = (q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5).masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(),
                                                                          float("-inf"))
         w = torch.softmax(s, dim=-2)
-        replies[p.id] = Reply(True, {"out": w @ v, "weights": w}, {})
+        replies[p.id] = Reply(True, {"out": w @ v, "weights": w})
     return Observations(probes, replies)
 
 

@@ -10,7 +10,7 @@ import pytest
 from grader.checks.base import DEFAULT_TOLERANCES, CheckOutcome, Tolerance
 from grader.checks.registry import CHECK_IDS, CHECKS
 from grader.paths import INSTRUCTOR_RUBRIC as INSTRUCTOR
-from grader.rubric import load_rubric, load_self_check, parse_rubric, score_checks
+from grader.rubric import hint_state, load_rubric, load_self_check, parse_rubric, score_checks
 
 
 def outcomes(**overrides: CheckOutcome) -> dict[str, CheckOutcome]:
@@ -231,8 +231,11 @@ def test_hints_advance_only_when_the_code_changed_and_still_fails(tmp_path):
     given = outcomes(value_intervention=failed(1, 4))
 
     def hint(code, key="abc", outcomes_=given):
-        report = by_id(score_checks(rubric, outcomes_, audience="student", hint_key=key, hint_state_path=state,
+        # As grade does it: the state loaded before scoring and saved after (scoring touches no file).
+        progress = hint_state.load(state)
+        report = by_id(score_checks(rubric, outcomes_, audience="student", hint_key=key, hint_state=progress,
                                     hint_source=code))
+        hint_state.save(state, progress)
         return report["value_intervention"].hint
 
     assert hint("v1") == f"Hint 1 of 3: {hints[0]}"
@@ -254,9 +257,12 @@ def test_hints_without_state_show_the_first_and_damaged_state_restarts(tmp_path)
     assert by_id(score_checks(rubric, given, audience="student"))["value_intervention"].hint.endswith(first)
     state = tmp_path / "hints.json"
     state.write_text("{not json")
-    report = by_id(score_checks(rubric, given, audience="student", hint_key="k", hint_state_path=state,
+    progress = hint_state.load(state)
+    report = by_id(score_checks(rubric, given, audience="student", hint_key="k", hint_state=progress,
                                 hint_source="v1"))
     assert report["value_intervention"].hint.endswith(first)
+    assert state.read_text() == "{not json"  # scoring wrote nothing: saving is its caller's
+    hint_state.save(state, progress)
     assert json.loads(state.read_text())["revealed"] == {
         "causal_attention:k": {"value_intervention": {"shown": 1, "source": "v1"}}}
 

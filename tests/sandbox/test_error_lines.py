@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from support.corpora import REFERENCE
 
-from grader.checks.observations import Reply, at_line
 from grader.grade import self_check
+from grader.probes.replies import Reply, at_line
 from grader.sandbox import protocol
 
 

@@ -10,7 +10,7 @@ from support.canned import canned_source
 
 from grader import grade
 from grader.paths import ROOT
-from grader.probes import HIDDEN_PREFIX, SELF_CHECK_FAMILY, self_check_variants
+from grader.probes import SELF_CHECK_FAMILY, self_check_variants
 from grader.sandbox import Sandbox
 
 STUB = ROOT / "student_template" / "attention.py"
@@ -54,7 +54,7 @@ def test_an_honest_file_keeps_full_marks_in_check(sandbox):
 
 def test_the_variants_are_hidden_unscored_and_follow_the_file():
     a, b = self_check_variants(b"x = 1\n"), self_check_variants(b"x = 2\n")
-    assert a and all(p.id.startswith(HIDDEN_PREFIX) and p.family == SELF_CHECK_FAMILY for p in a)
+    assert a and all(p.hidden and p.family == SELF_CHECK_FAMILY for p in a)
     assert not all((p.t["q"] == r.t["q"]).all() for p, r in zip(a, b, strict=True) if p.t["q"].shape == r.t["q"].shape)
     again = self_check_variants(b"x = 1\n")
     assert all((p.t["q"] == r.t["q"]).all() for p, r in zip(a, again, strict=True))  # the same file, the same report

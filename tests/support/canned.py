@@ -1,5 +1,5 @@
 """The canned-answer attack made real at test time: tests/gallery/canned_answers.py with its table
-filled from the public probes, the results taken from PyTorch's SDPA in float64 (checks.expected),
+filled from the public probes, the results taken from PyTorch's SDPA in float64 (probes.expected),
 never from the reference."""
 
 from __future__ import annotations
@@ -7,8 +7,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from grader.checks import expected
-from grader.probes import visible_probes
+from grader.probes import expected, visible_probes
 
 GALLERY = Path(__file__).resolve().parents[1] / "gallery"
 

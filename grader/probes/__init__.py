@@ -7,6 +7,11 @@ values and queries and other batch items. Hidden probes come from a seed derived
 instructor's secret and the submission's content hash, so nobody can precompute them, yet the same
 file and secret always meet the same inputs. Every named dimension gets its own size, so a
 transposed axis cannot hide behind a square matrix.
+
+This package is the one seam between what the grader asks and what comes back: a `Probe` says what it
+is (hidden or not, its family, its length, how a student reads it, its expected values), and
+`grader.probes.replies` reads the sandbox's frames into typed replies. Nothing outside this package
+tests a probe's id as a string: ids are named here (`WORKED`, ...) and looked up through `ProbeSet`.
 """
 
 from __future__ import annotations
@@ -15,9 +20,11 @@ import functools
 import hashlib
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 
 import torch
 
+from grader.probes import expected
 from grader.sandbox.wire import Frame
 
 F64 = torch.float64
@@ -25,12 +32,26 @@ VISIBLE_SEED = 0
 LN2, LN4 = math.log(2), math.log(4)
 
 
+# What a probe is for: the checks and the diagnosis select probes by family, never by id.
+Family = Literal["worked", "shift", "rand", "grad", "fd", "f32", "leak", "shape", "head", "head_fd",
+                 "head_attention", "variant"]
+# The entry point a probe calls (its frame's "target").
+Target = Literal["attention", "head"]
+
+# The probes readers name, declared once. The worked example and its two interventions:
+WORKED, WORKED_ZERO_Q, WORKED_VALUE_BUMP = "we", "we.zero_q", "we.value_bump"
+# Random probes of the first visible length: one flat sequence and one batch, small scores.
+RANDOM_FLAT, RANDOM_BATCH = "rand.flat.small", "rand.batch.small"
+_HIDDEN_ID = "h."  # hidden probes' ids start so, to stay apart from visible ones; `Probe.hidden` says it
+
+
 @dataclass
 class Probe:
     id: str
-    family: str
+    family: Family
     call: Frame
     info: dict = field(default_factory=dict)
+    hidden: bool = False  # drawn from the secret: its id, sizes and family never reach a student
     _memo: dict = field(default_factory=dict, repr=False)
 
     def memo(self, key: str, compute, *args):
@@ -43,16 +64,41 @@ class Probe:
     def t(self) -> dict[str, torch.Tensor]:
         return self.call.tensors
 
+    @property
+    def target(self) -> Target:
+        return self.call.meta["target"]
 
-HIDDEN_PREFIX = "h."  # every hidden probe's id starts so: never shown to a student (`describe`)
-_WORKED_WORDS = {"we": "the worked example", "we.zero_q": "the worked example with every query zero",
-                 "we.value_bump": "the worked example with one value raised by {bump:g}"}
+    @property
+    def length(self) -> int:
+        """T, the number of positions (of x for a head, of q for attention)."""
+        return (self.t["x"] if "x" in self.t else self.t["q"]).shape[-2]
+
+    @property
+    def worked(self) -> bool:
+        """The chapter's worked example itself (not one of its interventions)."""
+        return self.id == WORKED
+
+    @property
+    def description(self) -> str:
+        return describe(self)
+
+    def expected(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """(out, weights) of causal attention on this probe's q, k, v: SDPA in float64, computed once."""
+        return self.memo("attention", expected.attention, self.t["q"], self.t["k"], self.t["v"])
+
+    def expected_head(self) -> dict[str, torch.Tensor]:
+        """A head probe's expected out, weights and projection gradients, computed once."""
+        return self.memo("head", expected.head, self.t)
+
+
+_WORKED_WORDS = {WORKED: "the worked example", WORKED_ZERO_Q: "the worked example with every query zero",
+                 WORKED_VALUE_BUMP: "the worked example with one value raised by {bump:g}"}
 
 
 def describe(probe: Probe) -> str:
     """A probe as a student reads it, in words: "the worked example", "a batch of 6 sequences of 5
     positions". A hidden probe is never described by its id, its sizes or its family."""
-    if probe.id.startswith(HIDDEN_PREFIX):
+    if probe.hidden:
         return "a probe the grade keeps unseen"
     if probe.id in _WORKED_WORDS:
         return _WORKED_WORDS[probe.id].format(bump=VALUE_BUMP)
@@ -75,8 +121,29 @@ class ProbeSet:
     def __post_init__(self) -> None:
         self.by_id = {p.id: p for p in self.probes}
 
-    def family(self, name: str) -> list[Probe]:
+    def family(self, name: Family) -> list[Probe]:
         return [p for p in self.probes if p.family == name]
+
+    def visible(self) -> list[Probe]:
+        return [p for p in self.probes if not p.hidden]
+
+    @property
+    def worked(self) -> Probe:
+        return self.by_id[WORKED]
+
+    def base(self, probe: Probe) -> Probe | None:
+        """The unchanged probe an intervention (leak, shift) is compared with."""
+        return self.by_id.get(probe.info.get("base", ""))
+
+    def own_attention(self, head: Probe) -> Probe | None:
+        """The head probe's projections handed to the submission's own causal_attention."""
+        return self.by_id.get(f"{head.id}.attention")
+
+    def extreme_of(self, small: Probe) -> Probe | None:
+        """The extreme-score probe of the same layout and draw as a small-score random probe."""
+        if not small.id.endswith(".small"):
+            return None
+        return self.by_id.get(small.id.removesuffix(".small") + ".extreme")
 
     def calls(self) -> list[Frame]:
         return [p.call for p in self.probes]
@@ -263,12 +330,14 @@ def _shape_errors(prefix: str) -> list[Probe]:
     """Inputs the contract rejects: each mismatch alone, including v's, and too few dimensions."""
     z = lambda *shape: torch.zeros(*shape, dtype=F64)  # noqa: E731
     return [
-        _attention(f"{prefix}shape.batch", "shape", z(1, 5, 4), z(3, 5, 4), z(3, 5, 6)),
-        _attention(f"{prefix}shape.length", "shape", z(2, 5, 4), z(2, 4, 4), z(2, 4, 6)),
-        _attention(f"{prefix}shape.width", "shape", z(2, 5, 4), z(2, 5, 3), z(2, 5, 6)),
-        _attention(f"{prefix}shape.value_length", "shape", z(2, 5, 4), z(2, 5, 4), z(2, 1, 6)),
-        _attention(f"{prefix}shape.value_batch", "shape", z(2, 5, 4), z(2, 5, 4), z(1, 5, 6)),
-        _attention(f"{prefix}shape.one_dim", "shape", z(4), z(4), z(4)),
+        _attention(f"{prefix}shape.{name}", "shape", *inputs, mismatch=name) for name, inputs in (
+            ("batch", (z(1, 5, 4), z(3, 5, 4), z(3, 5, 6))),
+            ("length", (z(2, 5, 4), z(2, 4, 4), z(2, 4, 6))),
+            ("width", (z(2, 5, 4), z(2, 5, 3), z(2, 5, 6))),
+            ("value_length", (z(2, 5, 4), z(2, 5, 4), z(2, 1, 6))),
+            ("value_batch", (z(2, 5, 4), z(2, 5, 4), z(1, 5, 6))),
+            ("one_dim", (z(4), z(4), z(4))),
+        )
     ]
 
 
@@ -310,9 +379,9 @@ def _build_visible() -> list[Probe]:
     bumped = v.clone()
     bumped[0, 0] += VALUE_BUMP
     probes = [
-        _attention("we", "worked", q, k, v),
-        _attention("we.zero_q", "worked", torch.zeros_like(q), k, v),
-        _attention("we.value_bump", "worked", q, k, bumped),
+        _attention(WORKED, "worked", q, k, v),
+        _attention(WORKED_ZERO_Q, "worked", torch.zeros_like(q), k, v),
+        _attention(WORKED_VALUE_BUMP, "worked", q, k, bumped),
         *_shift_pair("shift.we", q, k, v, (SHIFT, -SHIFT, FILL_EDGE)),
     ]
     for i, T in enumerate(VISIBLE_LENGTHS):
@@ -356,23 +425,27 @@ def hidden_probes(seed: int) -> list[Probe]:
     gen = torch.Generator().manual_seed(seed)
     probes = []
     for T in HIDDEN_LENGTHS:
-        probes += _random_family(gen, "h.", T, f"T{T}.") + _leak_family(gen, "h.", T, f"T{T}.")
+        probes += _random_family(gen, _HIDDEN_ID, T, f"T{T}.") + _leak_family(gen, _HIDDEN_ID, T, f"T{T}.")
     sizes = _sizes(gen, "nkv", 5)  # T = 5, distinct from every width
     n, k, v = sizes["n"], sizes["k"], sizes["v"]
-    return [*probes, *_head(gen, "h.head", n, k, v, (2, 5)), _long(gen, "h.")]
+    probes = [*probes, *_head(gen, f"{_HIDDEN_ID}head", n, k, v, (2, 5)), _long(gen, _HIDDEN_ID)]
+    for probe in probes:
+        probe.hidden = True
+    return probes
 
 
 # Drawn in a self-check (no secret) from a hash of the file itself: changing a table of answers changes
-# them, so no table can hold them. Hidden like the secret's (`HIDDEN_PREFIX`), and of a family no check
+# them, so no table can hold them. Hidden like the secret's (`Probe.hidden`), and of a family no check
 # scores: they only show whether results that hold on the public probes hold elsewhere too.
 SELF_CHECK_FAMILY = "variant"
 
 
 def self_check_variants(source: bytes) -> list[Probe]:
     gen = torch.Generator().manual_seed(hidden_seed("self-check", source))
-    probes = [p for p in _random_family(gen, f"{HIDDEN_PREFIX}self.", HIDDEN_LENGTHS[0]) if p.family == "rand"]
+    probes = [p for p in _random_family(gen, f"{_HIDDEN_ID}self.", HIDDEN_LENGTHS[0]) if p.family == "rand"]
     for p in probes:
         p.family = SELF_CHECK_FAMILY
+        p.hidden = True
     return probes
 
 

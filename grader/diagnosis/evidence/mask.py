@@ -1,0 +1,156 @@
+"""Hide future positions before normalization: the mask, read from where the shares are zero."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import torch
+
+from grader.checks.observations import fmt
+from grader.diagnosis.evidence.context import PROBE, SUM_ATOL, Context, Facts, first_slice, number, weights
+from grader.diagnosis.evidence.scale import probe_scales
+from grader.probes import Probe, describe
+
+# ---------------------------------------------------------------- the mask, read from where shares are zero
+
+
+def mask_shape(w: torch.Tensor) -> list[str]:
+    """Name the misconceptions a weight matrix's pattern of non-zero cells shows, whatever the scores were.
+
+    Robust to other bugs (a missing scale, say): it reads only where shares are zero and how rows sum.
+    """
+    if w.dim() != 2 or w.shape[0] != w.shape[1] or w.shape[0] < 3:
+        return []
+    w = w.double()
+    T = w.shape[0]
+    ones = torch.ones(T, T, dtype=torch.bool)
+    # A row with no allowed source at all is NaN (softmax of all -inf), or zeros if the code cleaned it.
+    empty = ~torch.isfinite(w).all(-1)
+    nonzero = (w != 0) & ~empty[:, None]
+    if empty.any() and not torch.isfinite(w[~empty]).all():
+        return []
+    for name, allowed in _misplaced_masks(T):
+        no_source = ~allowed.any(-1)
+        if torch.equal(nonzero, allowed) and bool((empty <= no_source).all()):
+            return [name]
+    if empty.any():
+        return []
+    rows_one, cols_one = (bool(torch.allclose(t, torch.ones_like(t), atol=SUM_ATOL)) for t in (w.sum(-1), w.sum(-2)))
+    found = ["softmax_wrong_axis"] if cols_one and not rows_one else []
+    if torch.equal(nonzero, ones.tril()):
+        rows = w.sum(-1)
+        if not cols_one and bool((rows < 1 - SUM_ATOL)[:-1].all()) and abs(float(rows[-1]) - 1) < SUM_ATOL:
+            found.append("mask_after_softmax")
+    elif bool(nonzero.all()):
+        # A zero score gives every forbidden source the same share of its normalising group: a
+        # column's forbidden cells (softmax over columns) or a row's, each against the group's first.
+        first = w[0].expand_as(w) if found else torch.cat([w.diagonal(1), w.new_zeros(1)])[:, None].expand_as(w)
+        forbidden = ~ones.tril()
+        same = bool(((w - first).abs() <= 1e-9 * first.abs())[forbidden].all())  # allclose(rtol=1e-9, atol=0)
+        found.append("zero_fill_mask" if same else "no_mask")
+    return found
+
+
+@functools.cache  # the same few lengths for every submission; callers only read the masks
+def _misplaced_masks(T: int) -> list[tuple[str, torch.Tensor]]:
+    """Allowed patterns of the mask bugs: a triangle shifted, flipped, or without its diagonal."""
+    ones = torch.ones(T, T, dtype=torch.bool)
+    return ([("future_offset", ones.tril(d)) for d in range(1, T - 1)]
+            + [("wrong_mask_direction", ones.triu(d)) for d in range(0, T)]
+            + [("diagonal_excluded", ones.tril(-d)) for d in range(1, T)])
+
+
+def future_offset(w: torch.Tensor) -> int:
+    """How many positions ahead a row sees (0 for a causal mask)."""
+    rows, cols = torch.nonzero(w.nan_to_num(0.0) != 0, as_tuple=True)
+    return int((cols - rows).max()) if len(rows) else 0
+
+
+def mask_findings(ctx: Context) -> dict[str, tuple[Probe, torch.Tensor]]:
+    """Each mask misconception seen, with the first probe (worked example first) that shows it."""
+
+    def compute():
+        seen = []
+        for probe, reply in ctx.attention(families=("worked", "rand", "leak")):
+            w = weights(reply, probe)
+            if w is None or not probe.t["q"].any():
+                continue  # zero queries make every score equal: no fill can be told from no mask
+            names = mask_shape(first_slice(w))
+            if names:
+                seen.append((probe, first_slice(w), names))
+        if not seen:
+            return {}
+        # The longest sequence tells most patterns apart (at T = 3, tril(2) is no mask at all);
+        # the worked example is quoted whenever it shows the same thing.
+        longest = max(w.shape[-1] for _, w, _ in seen)
+        found: dict[str, tuple[Probe, torch.Tensor]] = {}
+        for probe, w, names in sorted(seen, key=lambda s: (s[1].shape[-1] != longest, not s[0].worked)):
+            for name in names:
+                if w.shape[-1] == longest or name in found:
+                    found.setdefault(name, (probe, w))
+        for probe, w, names in seen:
+            if probe.worked:
+                found.update({n: (probe, w) for n in names if n in found})
+        if "no_mask" in found:  # unequal forbidden shares anywhere: not a constant fill
+            found.pop("zero_fill_mask", None)
+        return found
+
+    return ctx.memo("mask", compute)
+
+
+def _mask_facts(ctx: Context, name: str) -> Facts | None:
+    seen = mask_findings(ctx).get(name)
+    if seen is None:
+        return None
+    probe, w = seen
+    article = "an" if str(w.shape[0])[0] == "8" or w.shape[0] in (11, 18) else "a"
+    where = describe(probe) if probe.worked or probe.hidden else f"{article} {w.shape[0]}-position probe"
+    return {"where": where, "row0": fmt(w[0]), "row_last": fmt(w[-1]), "sums": fmt(w.sum(-1)), PROBE: probe.id}
+
+
+def zero_fill_value(probe: Probe, w: torch.Tensor, scale: float | None) -> float | None:
+    """The score forbidden cells behave as if they had: log(w_ij / w_ii) + s * (q_i . k_i), j > i."""
+    q, k = first_slice(probe.t["q"].double()), first_slice(probe.t["k"].double())
+    s = scale if scale is not None else 1 / math.sqrt(q.shape[-1])
+    estimates = []
+    for i in range(w.shape[0] - 1):
+        for j in range(i + 1, w.shape[0]):
+            if w[i, j] > 0 and w[i, i] > 0:
+                estimates.append(math.log(float(w[i, j]) / float(w[i, i])) + s * float(q[i] @ k[i]))
+    return sorted(estimates)[len(estimates) // 2] if estimates else None
+
+
+def zero_fill_mask(ctx: Context) -> Facts | None:
+    facts = _mask_facts(ctx, "zero_fill_mask")
+    if facts is None:
+        return None
+    probe, w = mask_findings(ctx)["zero_fill_mask"]
+    scale = probe_scales(ctx).get(probe.id)
+    fill = zero_fill_value(probe, w, scale)
+    if fill is None:
+        return facts | {"fill": "a finite number", "exp": ", and its exponential is not zero"}
+    if math.exp(fill) > 1e-12:
+        return facts | {"fill": number(fill), "exp": f", and exp({number(fill)}) = {number(math.exp(fill))} still lets it in"}
+    # A fill far below zero only leaks where the allowed scores are about as low: say how low they were.
+    q, k = first_slice(probe.t["q"].double()), first_slice(probe.t["k"].double())
+    s = scale if scale is not None else 1 / math.sqrt(q.shape[-1])
+    allowed = (s * (q @ k.T))[torch.ones(w.shape, dtype=torch.bool).tril()]
+    return facts | {"fill": number(fill), "exp": f"; next to allowed scores of about {number(float(allowed.median()))} "
+                                                 f"on that probe, that finite fill still gets a share"}
+
+
+def future_offset_reader(ctx: Context) -> Facts | None:
+    facts = _mask_facts(ctx, "future_offset")
+    if facts is None:
+        return None
+    d = future_offset(mask_findings(ctx)["future_offset"][1])
+    return facts | {"ahead": "the one right after it" if d == 1 else f"the {d} right after it"}
+
+
+def mask_reader(name: str):
+    def read(ctx: Context) -> Facts | None:
+        return _mask_facts(ctx, name)
+
+    read.__name__ = name
+    return read
