@@ -1,7 +1,7 @@
 """Issue 26, the classes of error found on the second blind set once it became a tuning set (2026-12-01).
 
 Each class is fixed by a general mechanism, and each test here failed before its fix. The sentences are
-written for these tests, not copied from a labelled set, so that they check the mechanism, not one answer."""
+written for these tests (none is a labelled set's answer), so that they check the mechanism, not one answer."""
 
 import pytest
 
