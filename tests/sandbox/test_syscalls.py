@@ -31,17 +31,16 @@ x86_64 = pytest.mark.skipif(os.uname().machine != "x86_64", reason="the probes u
 SLOW = TEST_LIMITS.model_copy(update={"call_s": 60.0, "load_s": 60.0, "submission_s": 120.0})
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
-        yield baseline(sb)
+@pytest.fixture(scope="module", autouse=True)
+def _baselines(sandbox_for):
+    """What the slot uids owned before this module's runs: a test judges only what they left."""
+    baseline(sandbox_for(TEST_LIMITS))
 
 
 @pytest.fixture(scope="module")
-def unfiltered():
+def unfiltered(sandbox_for):
     """The same isolation without the filter: the control for what the filter alone refuses."""
-    with Sandbox(limits=SLOW, quiet=True, syscall_filter=False) as sb:
-        yield baseline(sb)
+    return baseline(sandbox_for(SLOW, syscall_filter=False))
 
 
 @linux_only
