@@ -24,7 +24,7 @@ def add(path: str | None, **figures: float) -> None:
     if not path:
         return
     file = Path(path)
-    known = json.loads(file.read_text()) if file.exists() else {}
+    known = json.loads(file.read_text() or "{}") if file.exists() else {}  # mktemp leaves it empty
     file.write_text(json.dumps(known | figures, indent=1))
 
 
@@ -37,7 +37,7 @@ def _shown(key: str, value: float) -> str:
 
 
 def main() -> None:
-    figures = json.loads(Path(sys.argv[1]).read_text()) if len(sys.argv) > 1 and Path(sys.argv[1]).exists() else {}
+    figures = json.loads(Path(sys.argv[1]).read_text() or "{}") if len(sys.argv) > 1 and Path(sys.argv[1]).exists() else {}
     print("issue 24, side by side (this run; load average at the end: "
           f"{Path('/proc/loadavg').read_text().split()[0] if Path('/proc/loadavg').exists() else '?'}):")
     for key, what, bound, reads in TARGETS:
