@@ -23,9 +23,10 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check grader reference tests bench
 
+# Each benchmark adds issue 24's figures to one file; the last step prints them side by side with their targets.
 bench: $(STAMP)
-	$(PY) bench/warm_vs_fresh.py
-	$(PY) bench/cold_start.py
+	f=$$(mktemp) && $(PY) bench/warm_vs_fresh.py --figures $$f && $(PY) bench/cold_start.py --figures $$f \
+		&& $(PY) bench/figures.py $$f; rc=$$?; rm -f $$f; exit $$rc
 	$(PY) bench/serve_load.py
 
 # Grader accuracy on the real-code and mutation corpora (tests/real, tests/accuracy); writes docs/accuracy.md.

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from environment import installed_like  # bench/, beside this file
+from figures import add  # bench/, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference" / "attention.py"
@@ -113,6 +114,7 @@ def main() -> None:
     parser.add_argument("--saves", type=int, default=10, help="saves to time under `check --watch` (0: none)")
     parser.add_argument("--otter", action="store_true", help="also time `otter run` (builds a venv)")
     parser.add_argument("--otter-venv", metavar="DIR", help="reuse (or build here) Otter's virtual environment")
+    parser.add_argument("--figures", metavar="FILE", help="add issue 24's figures to this JSON file (bench/figures.py)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
@@ -143,10 +145,12 @@ def main() -> None:
         print(f"  {name:40s} {m:6.2f} s  ({spread})  {m / bare:4.2f}x bare import")
     ours = [m for name, m in med.items() if name.startswith(("check", "grade", "run_autograder"))]
     print(f"worst grader ratio: {max(ours) / bare:.2f}x a bare import (target <= 1.3x)")
+    add(args.figures, autograder_ratio=med["run_autograder (rehearsal, correct)"] / bare)
     if regrades:
         print(f"check --watch: grader time per regrade, median {statistics.median(regrades):.0f} ms "
               f"(range {min(regrades):.0f}-{max(regrades):.0f} ms over {len(regrades)} saves, "
               "alternating a buggy and a correct file)")
+        add(args.figures, watch_median_ms=statistics.median(regrades))
     theirs = [m for name, m in med.items() if name.startswith("otter")]
     if theirs:
         print(f"otter run per file / ours per file (medians of the medians): "

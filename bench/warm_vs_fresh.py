@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -41,6 +42,7 @@ from grader.sandbox import Sandbox  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from environment import installed_like  # noqa: E402 - bench/, beside this file
+from figures import add  # noqa: E402 - bench/, beside this file
 
 REFERENCE = ROOT / "reference" / "attention.py"
 SECRET = "bench-secret"
@@ -66,7 +68,7 @@ def busy_seconds() -> float:
     return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
-def class_with_store(n: int, fresh) -> tuple[float, float, float, list[float]]:
+def class_with_store(n: int, fresh) -> tuple[float, float, float, list[float], float]:
     """Per-submission seconds for a class of n with --out (wall, then CPU of the whole machine),
     then wall seconds for the same class from the store: the instructor's own command,
     `python -m grader grade EXPORT --out OUT`, in a fresh process (its one torch import and the
@@ -79,20 +81,36 @@ def class_with_store(n: int, fresh) -> tuple[float, float, float, list[float]]:
         env = installed_like(Path(tmp), GRADER_SECRET=SECRET)
         subprocess.run([sys.executable, "-m", "grader", "--help"], env=env, capture_output=True)  # .pyc files
 
-        def once() -> tuple[float, float]:
-            t0, busy0 = time.perf_counter(), busy_seconds()
+        def once() -> tuple[float, float, float]:
+            t0, busy0, own0 = time.perf_counter(), busy_seconds(), children_cpu()
             done = subprocess.run([sys.executable, "-m", "grader", "grade", str(folder), "--out", str(out)],
                                   cwd=ROOT, env=env, capture_output=True, text=True)
-            seconds, busy = time.perf_counter() - t0, busy_seconds() - busy0
+            seconds, busy, own = time.perf_counter() - t0, busy_seconds() - busy0, children_cpu() - own0
             rows = len((out / "gradebook.csv").read_text().splitlines()) - 1 if done.returncode == 0 else -1
             if rows != n:
                 sys.exit(f"the class run lost students ({rows} rows, exit {done.returncode}): {done.stderr[-2000:]}")
-            return seconds / n, busy / n
+            return seconds / n, busy / n, own / n
 
-        cold, cpu = once()
-        warm, _ = once()
+        cold, cpu, own = once()
+        warm, _, _ = once()
         fresh_times += timed(fresh, 3)
-    return cold, cpu, warm, fresh_times
+    return cold, cpu, warm, fresh_times, own
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def fresh_cpu(n: int) -> list[float]:
+    """CPU seconds of each of n cold `python -c "import torch"` processes (all its threads)."""
+    spent = []
+    for _ in range(n):
+        before = children_cpu()
+        subprocess.run([sys.executable, "-c", "import torch"], check=True)
+        spent.append(children_cpu() - before)
+    return spent
 
 
 def timed(fn, n: int) -> list[float]:
@@ -109,6 +127,7 @@ def main() -> None:
     parser.add_argument("--fresh", type=int, default=6, help="fresh interpreters to time")
     parser.add_argument("--warm", type=int, default=30, help="warm runs of each kind to time")
     parser.add_argument("--class-size", type=int, default=1000, help="submissions in the class run (0: skip it)")
+    parser.add_argument("--figures", metavar="FILE", help="add issue 24's figures to this JSON file (bench/figures.py)")
     args = parser.parse_args()
 
     def fresh() -> None:
@@ -163,8 +182,11 @@ def main() -> None:
     print(f"ratio fresh/warm (full grade, one file): {f / med['grade']:.1f}x; "
           f"per file in a class run: {f / med['class']:.1f}x (target >= 50x)")
     if args.class_size:
-        cold, cpu, again, fresh_around = class_with_store(args.class_size, fresh)
+        cpu_before = fresh_cpu(3)
+        cold, cpu, again, fresh_around, own = class_with_store(args.class_size, fresh)
         f2 = statistics.median(fresh_around)
+        f_cpu = statistics.median(cpu_before + fresh_cpu(3))
+        print(f"a cold `python -c 'import torch'` spends {f_cpu * 1000:.0f} ms of CPU (median of 6, before and after)")
         print(f"fresh `python -c 'import torch'` around the class run: median {f2 * 1000:.0f} ms over "
               f"{len(fresh_around)} runs")
         print(f"class of {args.class_size} mixed submissions with --out (intake, sandboxes, store, gradebook): "
@@ -180,6 +202,15 @@ def main() -> None:
         print(f"cores busy during that run: {cpu / cold:.2f} of {cores} ({cpu / cold / cores:.0%}; target >= 90%)")
         print(f"the same class again, every report from the store: {again * 1000:.2f} ms per submission, "
               f"fresh/that = {f2 / again:.0f}x")
+        print(f"side by side: class CPU per submission {cpu * 1000:.1f} ms = 1/{f_cpu / cpu:.1f} of a cold torch "
+              f"process's CPU ({f_cpu * 1000:.0f} ms; target 1/20); class wall per submission {cold * 1000:.1f} ms = "
+              f"1/{f2 / cold:.1f} of its wall ({f2 * 1000:.0f} ms; target 1/30); cores busy {cpu / cold / cores:.0%}")
+        # On a shared machine the busy figure counts the neighbours too; the command's own process (and the
+        # children it waits for; not the servers its seed reaps, nor the sandboxed children) is a floor.
+        print(f"of which the grade command's own process: {own * 1000:.1f} ms per submission (a floor: the servers "
+              f"and sandboxed children are not counted); 1/{f_cpu / own:.1f} of a cold torch process's CPU")
+        add(args.figures, class_own_cpu_s=own, class_cpu_ratio=cpu / f_cpu, class_wall_ratio=cold / f2, cores_busy=cpu / cold / cores,
+            fresh_cpu_s=f_cpu, fresh_wall_s=f2, class_cpu_s=cpu, class_wall_s=cold)
 
 
 if __name__ == "__main__":

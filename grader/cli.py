@@ -78,6 +78,8 @@ def _line(text: str) -> str:
 
 
 def _watch(args) -> int:
+    import signal
+
     from grader.grade import self_check
     from grader.report.terminal import render_terminal
     from grader.watch import watch
@@ -86,6 +88,9 @@ def _watch(args) -> int:
         render_terminal(report, audience="student")
         _write_extras([(report, "")], args.html, args.markdown, single=True, audience="student")
 
+    # Ctrl-C is how a watch ends, as it says. A shell without job control starts a background job with
+    # SIGINT ignored (`make test &`, a CI step), the ignoring is inherited, and the watcher ran until killed.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         watch(Path(args.file), grade=lambda p: self_check(p, hint_state_path=paths.hint_state(),
                                                           spelled_out=_spelled_out(args)), show=show,

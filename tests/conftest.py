@@ -18,6 +18,36 @@ def _stamp(path: Path) -> tuple[int, str]:
     return path.stat().st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def pytest_configure(config):
+    """The session's sandboxes fork their servers from one seed, as the command line's do (`seed.plant`):
+    one torch import and one walk of torch's modules for the whole session, instead of a fresh interpreter
+    (about 3 s under load) per sandbox. Planted before collection, so it holds no test module, secret or
+    reference; tests of the spawned path turn the seed off for themselves (`spawned_sandboxes`)."""
+    import torch
+
+    from grader.sandbox import seed
+
+    seed.plant()
+    # One intra-op thread, as the command line's own process runs (`process.plant_seed`): the tests'
+    # tensors are tiny, and two threads on a busy 2-core machine made each grade of tests/checks 20 times
+    # slower (0.13 s of CPU against 2.5 s, measured under load) without changing a value.
+    torch.set_num_threads(1)
+
+
+def pytest_unconfigure(config):
+    from grader.sandbox import seed
+
+    seed.uproot()
+
+
+@pytest.fixture
+def spawned_sandboxes(monkeypatch):
+    """A sandbox started inside the test starts its server as a fresh interpreter, as without a seed."""
+    from grader.sandbox import seed
+
+    monkeypatch.setattr(seed, "fork_zygote", lambda *args: None)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def fingerprints_untouched():
     """Fails the session (an error at teardown) if anything in it rewrote the committed fingerprints."""
@@ -44,11 +74,33 @@ def own_user_data(tmp_path_factory):
             os.environ[k] = v
 
 
+# A short per-call deadline keeps the infinite-loop mutant cheap; real grading uses the defaults.
+SESSION_LIMITS = Limits(call_s=1.0, load_s=3.0, submission_s=10.0)
+
+
 @pytest.fixture(scope="session")
-def sandbox():
-    # A short per-call deadline keeps the infinite-loop mutant cheap; real grading uses the defaults.
-    with Sandbox(limits=Limits(call_s=1.0, load_s=3.0, submission_s=10.0), quiet=True) as sb:
-        yield sb
+def sandbox_for():
+    """The one place tests get a warm sandbox: `sandbox_for(limits, **options)` starts one per distinct
+    limits and options (`copy` tells apart sandboxes a class run uses side by side) and keeps it for
+    the session, so tests in every folder share it; closed when the session ends."""
+    started: dict[str, Sandbox] = {}
+
+    def get(limits: Limits = SESSION_LIMITS, *, copy: int = 0, **options) -> Sandbox:
+        key = f"{limits.model_dump_json()} {sorted(options.items())} {copy}"
+        if key not in started:
+            sb = Sandbox(limits=limits, quiet=True, **options)
+            sb.start()
+            started[key] = sb
+        return started[key]
+
+    yield get
+    for sb in started.values():
+        sb.close()
+
+
+@pytest.fixture(scope="session")
+def sandbox(sandbox_for):
+    return sandbox_for()
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ from grader.batch.store import STORE_NAME
 from grader.intake.collect import collect
 from grader.paths import INSTRUCTOR_RUBRIC
 from grader.rubric import load_rubric
-from grader.sandbox import Limits, Sandbox
+from grader.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "class-run-secret"
@@ -35,11 +35,10 @@ KINDS = list(SOURCES)
 
 
 @pytest.fixture(scope="module")
-def sandboxes():
+def sandboxes(sandbox_for):
     # The default deadlines: no file here hangs, and a shared machine can be slow; a tight per-call
     # deadline would turn load into a verdict.
-    with Sandbox(limits=Limits(), quiet=True) as a, Sandbox(limits=Limits(), quiet=True) as b:
-        yield [a, b]
+    return [sandbox_for(Limits()), sandbox_for(Limits(), copy=1)]
 
 
 def _notebook(source: str) -> bytes:

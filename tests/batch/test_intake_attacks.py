@@ -11,15 +11,15 @@ from grader.batch.run import grade_class
 from grader.intake.collect import collect
 from grader.paths import INSTRUCTOR_RUBRIC
 from grader.rubric import load_rubric
-from grader.sandbox import Limits, Sandbox
+from grader.sandbox import Limits
 
 
-def test_a_class_of_intake_attacks_ends_with_a_gradebook(tmp_path):
+def test_a_class_of_intake_attacks_ends_with_a_gradebook(tmp_path, sandbox_for):
     write_class(tmp_path / "class")
     intake = collect([tmp_path / "class"])
     rubric = load_rubric(INSTRUCTOR_RUBRIC)
-    with Sandbox(limits=Limits(), quiet=True) as a, Sandbox(limits=Limits(), quiet=True) as b:
-        run = grade_class(intake, rubric=rubric, secret="s", out=tmp_path / "out", sandboxes=[a, b])
+    sandboxes = [sandbox_for(Limits()), sandbox_for(Limits(), copy=1)]
+    run = grade_class(intake, rubric=rubric, secret="s", out=tmp_path / "out", sandboxes=sandboxes)
     with open(tmp_path / "out" / "gradebook.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     # Every file but the export's metadata is a student; the honest one and the attackers, once each.

@@ -20,7 +20,7 @@ from grader.batch.run import grade_class
 from grader.intake.collect import collect
 from grader.paths import INSTRUCTOR_RUBRIC
 from grader.rubric import load_rubric
-from grader.sandbox import Limits, Sandbox
+from grader.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = (ROOT / "reference" / "attention.py").read_text()
@@ -147,9 +147,8 @@ def gradescope_class(root: Path, truth: list[Truth]) -> tuple[Path, Path, callab
 
 
 @pytest.fixture(scope="module")
-def warm():
-    with Sandbox(limits=Limits(), quiet=True) as sb:  # the default deadlines: load never turns into a verdict
-        yield sb
+def warm(sandbox_for):
+    return sandbox_for(Limits())  # the default deadlines: load never turns into a verdict
 
 
 def _read(path: Path) -> list[dict]:

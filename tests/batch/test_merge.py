@@ -19,7 +19,7 @@ from grader.batch.run import grade_class
 from grader.intake.collect import InputError, collect, shard_of
 from grader.paths import INSTRUCTOR_RUBRIC
 from grader.rubric import load_rubric
-from grader.sandbox import Limits, Sandbox
+from grader.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "merge-secret"
@@ -27,9 +27,8 @@ CORRECT = (ROOT / "reference" / "attention.py").read_text()
 
 
 @pytest.fixture(scope="module")
-def sandboxes():
-    with Sandbox(limits=Limits(), quiet=True) as sb:
-        yield [sb]
+def sandboxes(sandbox_for):
+    return [sandbox_for(Limits())]
 
 
 def canvas_class(root: Path, shards: int = 3) -> Path:

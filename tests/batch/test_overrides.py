@@ -18,7 +18,7 @@ from grader.cli import main
 from grader.intake.collect import InputError, collect
 from grader.paths import INSTRUCTOR_RUBRIC
 from grader.rubric import load_rubric
-from grader.sandbox import Limits, Sandbox
+from grader.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "override-secret"
@@ -28,9 +28,8 @@ SOURCES = {"1001": (ROOT / "reference" / "attention.py").read_text(),
 
 
 @pytest.fixture(scope="module")
-def sandboxes():
-    with Sandbox(limits=Limits(), quiet=True) as sb:
-        yield [sb]
+def sandboxes(sandbox_for):
+    return [sandbox_for(Limits())]
 
 
 def _rows(out: Path) -> dict[str, dict]:

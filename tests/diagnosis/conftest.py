@@ -17,7 +17,6 @@ from grader.checks.observations import Observations, Reply
 from grader.diagnosis.catalogue import Catalogue
 from grader.diagnosis.engine import diagnose
 from grader.probes import build_probes
-from grader.sandbox import Limits, Sandbox
 
 
 def _attention(q, k, v, *, scale=None, fill=float("-inf"), dim=-1, mask=None):
@@ -86,7 +85,3 @@ def messages():
     return run
 
 
-@pytest.fixture(scope="session")
-def sandbox():
-    with Sandbox(limits=Limits(call_s=1.0, load_s=3.0, submission_s=10.0), quiet=True) as sb:
-        yield sb

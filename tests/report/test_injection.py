@@ -17,16 +17,14 @@ from grader.report.gradescope import to_gradescope
 from grader.report.html import render_html
 from grader.report.markdown import render_markdown
 from grader.report.terminal import render_terminal
-from grader.sandbox import Limits, Sandbox
 
 GALLERY = Path(__file__).resolve().parents[1] / "gallery"
 STEERING = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
 
 
 @pytest.fixture(scope="module")
-def report():
-    with Sandbox(limits=Limits(call_s=1.0, load_s=3.0, submission_s=10.0), quiet=True) as sb:
-        return grade.grade_file(GALLERY / "inject_text.py", sandbox=sb, audience="instructor")
+def report(sandbox):
+    return grade.grade_file(GALLERY / "inject_text.py", sandbox=sandbox, audience="instructor")
 
 
 def _markdown_is_inert(text: str) -> None:

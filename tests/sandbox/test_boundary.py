@@ -34,12 +34,6 @@ def peak_growth(fn):
 needs_peak = pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="needs Linux's VmHWM reset")
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
-        yield sb
-
-
 def _reasons(report) -> str:
     return " ".join(c.feedback for c in report.checks)
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 import torch
-from sandbox_kit import REFERENCE, TEST_LIMITS, attention_calls, gallery, needs_namespaces
+from sandbox_kit import REFERENCE, attention_calls, gallery, needs_namespaces
 
 from grader import grade
 from grader.checks.contract import static_forbidden
-from grader.sandbox import Sandbox
 from grader.sandbox.runner import tripwires
 
 FUSED = ["fused_private_functions", "fused_late_namespace", "fused_jit_lookup", "fused_gc_originals",
@@ -16,12 +15,6 @@ FUSED = ["fused_private_functions", "fused_late_namespace", "fused_jit_lookup", 
 # Checks that compare values with the expected ones: none may be earned through fused attention.
 VALUE_CHECKS = {"worked_example", "zero_queries", "value_intervention", "random_probes", "sdpa_parity",
                 "gradient_flow", "single_head", "single_head_gradients"}
-
-
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
-        yield sb
 
 
 @needs_namespaces

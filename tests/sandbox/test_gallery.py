@@ -23,19 +23,6 @@ from sandbox_kit import (
 from grader.sandbox import Limits, Sandbox
 
 
-@pytest.fixture(scope="session")
-def sandbox():
-    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
-        yield sb
-
-
-@pytest.fixture(scope="session")
-def open_sandbox():
-    """No namespaces, no uid drop: the negative control for every isolation test."""
-    with Sandbox(limits=TEST_LIMITS, isolate=False, quiet=True) as sb:
-        yield sb
-
-
 def _failure_kinds(res) -> set[str]:
     return {f.kind for f in res.failures.values()}
 

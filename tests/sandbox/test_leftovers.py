@@ -27,9 +27,10 @@ MiB = 1 << 20
 
 
 @pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(runner=UNLOCKED, limits=TEST_LIMITS, quiet=True) as sb:
-        yield baseline(sb)
+def sandbox(sandbox_for):
+    """The unlocked runner (ctypes in the child, as native code past the lock would have), and what its slot
+    uids owned before this module's runs: a test judges only what they left."""
+    return baseline(sandbox_for(TEST_LIMITS, runner=UNLOCKED))
 
 
 def test_the_leftover_scan_has_teeth(tmp_path):

@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 import torch
 from sandbox_kit import (
-    TEST_LIMITS,
     assert_healthy,
     attention_calls,
     gallery,
@@ -16,19 +15,7 @@ from sandbox_kit import (
     needs_namespaces,
 )
 
-from grader.sandbox import Sandbox, runner
-
-
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
-        yield sb
-
-
-@pytest.fixture(scope="module")
-def open_sandbox():
-    with Sandbox(limits=TEST_LIMITS, quiet=True, isolate=False) as sb:
-        yield sb
+from grader.sandbox import runner
 
 
 def _qualnames() -> set[str]:

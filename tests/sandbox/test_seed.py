@@ -98,3 +98,17 @@ def test_a_seeded_sandbox_holds_no_secret(tmp_path):
     scanned = next(line for line in out.splitlines() if line.startswith("SCAN"))
     secret_hex = secret.encode().hex()[len(MARK) * 2:]
     assert secret_hex not in scanned and secret[len(MARK):] not in scanned
+
+
+def test_without_a_seed_the_server_is_a_fresh_interpreter_that_grades_the_same(spawned_sandboxes):
+    """The session's sandboxes fork from its seed (tests/conftest.py); a notebook or an embedding program
+    has none, and its sandbox starts `python -I` with an empty environment: that path, graded the same."""
+    from sandbox_kit import TEST_LIMITS, assert_healthy
+
+    from grader.sandbox import Sandbox
+
+    with Sandbox(limits=TEST_LIMITS, quiet=True) as sb:
+        with open(f"/proc/{sb.zygote_pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+        assert argv[1:3] == [b"-I", b"-c"], argv
+        assert_healthy(sb)

@@ -33,16 +33,16 @@ SLOW = TEST_LIMITS.model_copy(update={"call_s": 60.0, "load_s": 60.0, "submissio
 
 
 @pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(runner=UNLOCKED, limits=TEST_LIMITS, quiet=True) as sb:
-        yield baseline(sb)
+def sandbox(sandbox_for):
+    """The unlocked runner (ctypes in the child, as native code past the lock would have), and what its slot
+    uids owned before this module's runs: a test judges only what they left."""
+    return baseline(sandbox_for(TEST_LIMITS, runner=UNLOCKED))
 
 
 @pytest.fixture(scope="module")
-def unfiltered():
+def unfiltered(sandbox_for):
     """The same isolation without the filter: the control for what the filter alone refuses."""
-    with Sandbox(runner=UNLOCKED, limits=SLOW, quiet=True, syscall_filter=False) as sb:
-        yield baseline(sb)
+    return baseline(sandbox_for(SLOW, runner=UNLOCKED, syscall_filter=False))
 
 
 @linux_only

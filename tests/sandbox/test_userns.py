@@ -7,15 +7,14 @@ from __future__ import annotations
 import pytest
 from sandbox_kit import REFERENCE, TEST_LIMITS, UNLOCKED, assert_healthy, attention_calls, gallery
 
-from grader.sandbox import Sandbox
-
 
 @pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(runner=UNLOCKED, limits=TEST_LIMITS, quiet=True, userns=True) as sb:
-        if sb.isolation != "namespaces+userns":
-            pytest.skip(f"no user namespaces here (reached {sb.isolation})")
-        yield sb
+def sandbox(sandbox_for):
+    """This module's own kind: a user namespace, no root powers (the unlocked runner, as before the lock)."""
+    sb = sandbox_for(TEST_LIMITS, runner=UNLOCKED, userns=True)
+    if sb.isolation != "namespaces+userns":
+        pytest.skip(f"no user namespaces here (reached {sb.isolation})")
+    return sb
 
 
 def test_the_level_reached_is_reported(sandbox):

@@ -15,8 +15,6 @@ import sys
 import threading
 from pathlib import Path
 
-import pytest
-
 from grader.report.models import CheckReport, Diagnosis, Report, Runtime
 from grader.watch import changes, summary_line
 
@@ -78,15 +76,15 @@ def _wait_for(lines: queue.Queue, text: str, seen: list[str]) -> None:
             return
 
 
-@pytest.mark.xfail(strict=False, reason="open bug: in a full `make test` run (2 fresh clones of 2026-12-01) the "
-                   "--watch process did not exit within 60 s of SIGINT (returncode -9); alone, and with tests/serve "
-                   "before it, it passes: the cause is not found yet (see the closing note)")
 def test_a_save_regrades_and_prints_what_changed(tmp_path):
     sub = tmp_path / "attention.py"
     shutil.copy(BUGGY, sub)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GRADER_DATA_DIR": str(tmp_path / "data"), "NO_COLOR": "1"}
+    # Started with SIGINT ignored, as a shell without job control starts a background job (`make test &`, a CI
+    # step): the ignoring is inherited, and in two full runs the watcher never stopped (returncode -9 below).
     proc = subprocess.Popen([sys.executable, "-m", "grader", "check", str(sub), "--watch"], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
     seen: list[str] = []
