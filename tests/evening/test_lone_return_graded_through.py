@@ -54,3 +54,15 @@ def test_the_weights_read_are_the_files_own(sandbox, tmp_path):
     assert status["worked_example"] == "failed"
     assert "zero_fill_mask" in [d.id for d in graded.diagnoses]
     assert "[0.333333, 0.333333, 0.333333]" in render_markdown(graded, audience="instructor")
+
+
+def test_a_lone_return_where_a_shape_should_be_refused_is_told_it_returned(sandbox, tmp_path):
+    # No shape validation and `return out` alone: on broadcasting batches the call returns a tensor the runner
+    # cannot read as the pair. The student's code raised nothing, so shape_validation says it returned a result,
+    # never "it raised WrongReturnType" (the runner's name for the slip, not the file's exception).
+    path = _lone(tmp_path, (MUTANTS / "no_shape_validation.py").read_text(), "lone_no_validation")
+    graded = grade_file(path, sandbox=sandbox, secret="s")
+    shapes = next(c for c in graded.checks if c.id == "shape_validation")
+    assert shapes.status == "failed"
+    assert "WrongReturnType" not in shapes.feedback and "it raised" not in shapes.feedback, shapes.feedback
+    assert "it returned a result instead" in shapes.feedback
