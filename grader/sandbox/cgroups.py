@@ -44,6 +44,8 @@ class SlotGroups:
     dirs: dict[str, str]
     # The CPU counter, kept open: the grader reads it around every call of a submission.
     _usage_fd: int | None = field(default=None, init=False, repr=False, compare=False)
+    # The OOM counter, kept open too: a waiting grader reads it on every poll.
+    _oom_fd: int | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def create(cls, name: str, *, memory_bytes: int, tasks: int, cpus: float) -> SlotGroups | None:
@@ -106,7 +108,9 @@ class SlotGroups:
     def oom_kills(self) -> int:
         """How many processes the kernel's OOM killer ended in the group so far."""
         try:
-            text = Path(self.dirs["memory"], "memory.oom_control").read_text()
+            if self._oom_fd is None:
+                self._oom_fd = os.open(Path(self.dirs["memory"], "memory.oom_control"), os.O_RDONLY | os.O_CLOEXEC)
+            text = os.pread(self._oom_fd, 256, 0).decode()
         except OSError:
             return 0
         for line in text.splitlines():
@@ -130,9 +134,10 @@ class SlotGroups:
             return []
 
     def remove(self) -> None:
-        if self._usage_fd is not None:
-            os.close(self._usage_fd)
-            self._usage_fd = None
+        for fd in (self._usage_fd, self._oom_fd):
+            if fd is not None:
+                os.close(fd)
+        self._usage_fd = self._oom_fd = None
         for d in self.dirs.values():
             with contextlib.suppress(OSError):
                 os.rmdir(d)

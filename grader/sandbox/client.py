@@ -565,6 +565,10 @@ class Sandbox:
                     return None, self._kill(child, "timeout", stopped)
                 if budget.spent():
                     return None, self._kill(child, "timeout", self._spent_message())
+            # The kernel's OOM killer ended one of its processes: the cap is reached, whatever the
+            # others now wait for (a parent blocked on a killed helper would otherwise sit out the backstop).
+            if self._groups is not None and self._groups.oom_kills() > child.oom_kills:
+                return None, self._kill(child, "memory_limit", "the kernel ended one of its processes at the memory cap")
             writing = [child.inbox] if child.sent < len(child.stream) else []
             wait = min(end - now, _POLL_S) if measured else end - now
             readable, writable, _ = select.select([child.outbox], writing, [], wait)
