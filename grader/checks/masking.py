@@ -54,6 +54,14 @@ def row_changes(base: torch.Tensor, changed: torch.Tensor, items: int) -> torch.
     return diff.amax(dim=(0, -1))
 
 
+def _finite_rows(out: torch.Tensor, items: int, rows: int) -> torch.Tensor:
+    """For each of the first `rows` receiving positions: finite over the first `items` batch items."""
+    finite = out[:items, :rows].isfinite().all(0)
+    while finite.dim() > 1:
+        finite = finite.all(-1)
+    return finite
+
+
 def _wrong_axis(q, k, v) -> torch.Tensor:
     """Causal attention whose softmax runs over receivers (dim=-2): the control for query changes.
 
@@ -126,12 +134,11 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
             continue
         items = probe.info["items_fixed"]
         # NaN or inf on both sides is no evidence either way: such rows are left out, never read as no change.
-        finite = [bool(base["out"][:items, r].isfinite().all() or reply["out"][:items, r].isfinite().all())
-                  for r in range(min(rows, base["out"].shape[1]))]
-        if not any(finite):
+        finite = _finite_rows(base["out"], items, rows) | _finite_rows(reply["out"], items, rows)
+        if not bool(finite.any()):
             unreadable.append(probe)  # like a probe without teeth: proves nothing either way
             continue
-        changes = row_changes(base["out"], reply["out"], items)[:rows][torch.tensor(finite)]
+        changes = row_changes(base["out"], reply["out"], items)[:rows][finite]
         worst = float(changes.max())
         finite = base["out"].double().nan_to_num(nan=0.0, posinf=0.0, neginf=0.0)
         # The output's own size sets the tolerance; NaN or inf in it never disables the comparison.

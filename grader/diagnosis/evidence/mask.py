@@ -30,9 +30,10 @@ def mask_shape(w: torch.Tensor) -> list[str]:
     nonzero = (w != 0) & ~empty[:, None]
     if empty.any() and not torch.isfinite(w[~empty]).all():
         return []
-    for name, allowed in _misplaced_masks(T):
-        no_source = ~allowed.any(-1)
-        if torch.equal(nonzero, allowed) and bool((empty <= no_source).all()):
+    misplaced = _misplaced_mask(nonzero)
+    if misplaced is not None:
+        name, allowed = misplaced
+        if bool((empty <= ~allowed.any(-1)).all()):
             return [name]
     if empty.any():
         return []
@@ -52,13 +53,30 @@ def mask_shape(w: torch.Tensor) -> list[str]:
     return found
 
 
-@functools.cache  # the same few lengths for every submission; callers only read the masks
-def _misplaced_masks(T: int) -> list[tuple[str, torch.Tensor]]:
-    """Allowed patterns of the mask bugs: a triangle shifted, flipped, or without its diagonal."""
-    ones = torch.ones(T, T, dtype=torch.bool)
-    return ([("future_offset", ones.tril(d)) for d in range(1, T - 1)]
-            + [("wrong_mask_direction", ones.triu(d)) for d in range(0, T)]
-            + [("diagonal_excluded", ones.tril(-d)) for d in range(1, T)])
+@functools.cache  # the same few lengths for every submission; callers only read it
+def _offsets(T: int) -> torch.Tensor:
+    """j - i for each cell (i, j): tril(d) keeps the cells where it is at most d, triu(d) at least d."""
+    return torch.arange(T)[None, :] - torch.arange(T)[:, None]
+
+
+def _misplaced_mask(nonzero: torch.Tensor) -> tuple[str, torch.Tensor] | None:
+    """The mask bug whose allowed pattern the non-zero cells are, with that pattern: a triangle shifted
+    (tril(d), 1 <= d <= T - 2), flipped (triu(d), 0 <= d <= T - 1) or without its diagonal (tril(-d),
+    1 <= d <= T - 1). A triangle is fixed by its outermost diagonal, so only that one is compared."""
+    T = nonzero.shape[0]
+    if not bool(nonzero.any()):
+        return None
+    offsets = _offsets(T)
+    seen = offsets[nonzero]
+    top, bottom = int(seen.max()), int(seen.min())
+    lower, upper = offsets <= top, offsets >= bottom
+    if 1 <= top <= T - 2 and torch.equal(nonzero, lower):
+        return "future_offset", lower
+    if 0 <= bottom and torch.equal(nonzero, upper):
+        return "wrong_mask_direction", upper
+    if top <= -1 and torch.equal(nonzero, lower):
+        return "diagonal_excluded", lower
+    return None
 
 
 def future_offset(w: torch.Tensor) -> int:
@@ -113,11 +131,13 @@ def zero_fill_value(probe: Probe, w: torch.Tensor, scale: float | None) -> float
     """The score forbidden cells behave as if they had: log(w_ij / w_ii) + s * (q_i . k_i), j > i."""
     q, k = first_slice(probe.t["q"].double()), first_slice(probe.t["k"].double())
     s = scale if scale is not None else 1 / math.sqrt(q.shape[-1])
+    cells = w.tolist()  # read once as Python floats: the same numbers, without a tensor op per cell
     estimates = []
     for i in range(w.shape[0] - 1):
-        for j in range(i + 1, w.shape[0]):
-            if w[i, j] > 0 and w[i, i] > 0:
-                estimates.append(math.log(float(w[i, j]) / float(w[i, i])) + s * float(q[i] @ k[i]))
+        if not cells[i][i] > 0:  # NaN included
+            continue
+        own = s * float(q[i] @ k[i])
+        estimates += [math.log(cells[i][j] / cells[i][i]) + own for j in range(i + 1, w.shape[0]) if cells[i][j] > 0]
     return sorted(estimates)[len(estimates) // 2] if estimates else None
 
 
