@@ -146,7 +146,8 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
         cases.check(worst <= limit, f"{_STORY[probe.info['kind']]} (T = {probe.t['q'].shape[-2]}): rows "
                     f"0..{rows - 1} moved by up to {worst:.6g}. Each receiving position may use only sources up to "
                     "and including itself, within its own batch item.",
-                    "0 change in every earlier row", f"largest change {worst:.6g}, per row {fmt(changes)}")
+                    "0 change in every earlier row",
+                    lambda worst=worst, changes=changes: f"largest change {worst:.6g}, per row {fmt(changes)}")
     if unreadable and not cases.seen:  # nothing but NaN or inf: never read as "no change"
         probe = unreadable[0]
         cases.kind(probe.info["kind"])
@@ -193,7 +194,8 @@ def mask_structure(obs: Observations, tol: TolFn) -> CheckOutcome:
         cases.check(bool((above == 0).all()),
                     f"Weights above the diagonal are not exactly zero (T = {T}): a receiving position takes a "
                     "share from a future source.",
-                    "0 above the diagonal", f"up to {float(above.abs().max()) if above.numel() else 0.0:.6g}",
+                    "0 above the diagonal",
+                    lambda above=above: f"up to {float(above.abs().max()) if above.numel() else 0.0:.6g}",
                     aspect="above")
         sums = w.sum(-1)
         dtype = dtype_name(probe.t["q"])  # the input's dtype sets the tolerance, whatever came back
@@ -201,6 +203,6 @@ def mask_structure(obs: Observations, tol: TolFn) -> CheckOutcome:
         good = bool(torch.isfinite(sums).all()) and bool(
             torch.allclose(sums, torch.ones_like(sums), atol=max(t.atol, band.atol) * T))
         cases.check(good, f"Rows of the weights do not sum to one (T = {T}): each row should be a distribution "
-                    "over the allowed sources.", "every row sums to 1", f"row sums {fmt(sums[:T])}",
+                    "over the allowed sources.", "every row sums to 1", lambda sums=sums, T=T: f"row sums {fmt(sums[:T])}",
                     aspect="sums")
     return cases.outcome()

@@ -128,8 +128,13 @@ def number(x: float) -> str:
 
 
 def scaled_scores(probe: Probe) -> torch.Tensor:
-    q, k = probe.t["q"].double(), probe.t["k"].double()
-    return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    """q k^T / sqrt(d_k) on the probe's inputs, computed once per probe (several readers ask; none writes to it)."""
+
+    def compute() -> torch.Tensor:
+        q, k = probe.t["q"].double(), probe.t["k"].double()
+        return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+
+    return probe.memo("scaled_scores", compute)
 
 
 # ---------------------------------------------------------------- fingerprints

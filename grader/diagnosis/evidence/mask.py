@@ -26,16 +26,18 @@ def mask_shape(w: torch.Tensor) -> list[str]:
     T = w.shape[0]
     ones = torch.ones(T, T, dtype=torch.bool)
     # A row with no allowed source at all is NaN (softmax of all -inf), or zeros if the code cleaned it.
-    empty = ~torch.isfinite(w).all(-1)
-    nonzero = (w != 0) & ~empty[:, None]
-    if empty.any() and not torch.isfinite(w[~empty]).all():
+    finite = torch.isfinite(w)
+    empty = ~finite.all(-1)
+    some_empty = bool(empty.any())
+    nonzero = (w != 0) & ~empty[:, None] if some_empty else w != 0
+    if some_empty and not finite[~empty].all():
         return []
     misplaced = _misplaced_mask(nonzero)
     if misplaced is not None:
         name, allowed = misplaced
         if bool((empty <= ~allowed.any(-1)).all()):
             return [name]
-    if empty.any():
+    if some_empty:
         return []
     rows_one, cols_one = (bool(torch.allclose(t, torch.ones_like(t), atol=SUM_ATOL)) for t in (w.sum(-1), w.sum(-2)))
     found = ["softmax_wrong_axis"] if cols_one and not rows_one else []
