@@ -157,3 +157,16 @@ def test_mask_shape_reads_shifted_and_empty_rows(allowed, name):
 def test_how_far_ahead_a_mask_sees():
     assert ev.future_offset(softmax_rows(SCORES, torch.ones(5, 5, dtype=torch.bool).tril(2))) == 2
     assert ev.future_offset(expected.attention(Q, K, V)[1]) == 0
+
+
+def test_sums_to_one_is_allclose_to_one_even_at_its_edge():
+    """mask_shape's row-sum test reads as torch.allclose(sums, 1, atol=SUM_ATOL) does, NaN, inf and the edge included."""
+    edge = ev.SUM_ATOL + 1e-5
+    values = [1.0, float("nan"), float("inf"), -float("inf"), 0.0, 2.0]
+    for x in (1 + edge, 1 - edge):
+        values += [x, math.nextafter(x, math.inf), math.nextafter(x, -math.inf)]
+    g = torch.Generator().manual_seed(1)
+    values += (1 + (torch.rand(2000, generator=g, dtype=torch.float64) - 0.5) * 4 * edge).tolist()
+    for x in values:
+        t = torch.tensor([x], dtype=torch.float64)
+        assert ev.mask._sum_to_one(t) == torch.allclose(t, torch.ones_like(t), atol=ev.SUM_ATOL), x
