@@ -97,14 +97,22 @@ def mask_findings(ctx: Context) -> dict[str, tuple[Probe, torch.Tensor]]:
     """Each mask misconception seen, with the first probe (worked example first) that shows it."""
 
     def compute():
-        seen = []
+        readable = []
         for probe, reply in ctx.attention(families=("worked", "rand", "leak")):
             w = weights(reply, probe)
             if w is None or not probe.t["q"].any():
                 continue  # zero queries make every score equal: no fill can be told from no mask
-            names = mask_shape(first_slice(w))
-            if names:
-                seen.append((probe, first_slice(w), names))
+            readable.append((probe, first_slice(w)))
+        # Only the longest length that shows a pattern, and the worked example, decide what is found
+        # (below): lengths are read longest first; below the first that shows one, only the worked example.
+        seen, longest = [], None
+        for T in sorted({w.shape[-1] for _, w in readable}, reverse=True):
+            for i, (probe, w) in enumerate(readable):
+                if w.shape[-1] == T and (longest is None or probe.worked) and (names := mask_shape(w)):
+                    seen.append((i, probe, w, names))
+            if seen and longest is None:
+                longest = T
+        seen = [(probe, w, names) for _, probe, w, names in sorted(seen, key=lambda s: s[0])]
         if not seen:
             return {}
         # The longest sequence tells most patterns apart (at T = 3, tril(2) is no mask at all);
