@@ -54,6 +54,14 @@ def row_changes(base: torch.Tensor, changed: torch.Tensor, items: int) -> torch.
     return diff.amax(dim=(0, -1))
 
 
+def _finite_rows(out: torch.Tensor, items: int, rows: int) -> torch.Tensor:
+    """For each of the first `rows` receiving positions: finite over the first `items` batch items."""
+    finite = out[:items, :rows].isfinite().all(0)
+    while finite.dim() > 1:
+        finite = finite.all(-1)
+    return finite
+
+
 def _wrong_axis(q, k, v) -> torch.Tensor:
     """Causal attention whose softmax runs over receivers (dim=-2): the control for query changes.
 
@@ -126,12 +134,11 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
             continue
         items = probe.info["items_fixed"]
         # NaN or inf on both sides is no evidence either way: such rows are left out, never read as no change.
-        finite = [bool(base["out"][:items, r].isfinite().all() or reply["out"][:items, r].isfinite().all())
-                  for r in range(min(rows, base["out"].shape[1]))]
-        if not any(finite):
+        finite = _finite_rows(base["out"], items, rows) | _finite_rows(reply["out"], items, rows)
+        if not bool(finite.any()):
             unreadable.append(probe)  # like a probe without teeth: proves nothing either way
             continue
-        changes = row_changes(base["out"], reply["out"], items)[:rows][torch.tensor(finite)]
+        changes = row_changes(base["out"], reply["out"], items)[:rows][finite]
         worst = float(changes.max())
         finite = base["out"].double().nan_to_num(nan=0.0, posinf=0.0, neginf=0.0)
         # The output's own size sets the tolerance; NaN or inf in it never disables the comparison.
@@ -139,7 +146,8 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
         cases.check(worst <= limit, f"{_STORY[probe.info['kind']]} (T = {probe.t['q'].shape[-2]}): rows "
                     f"0..{rows - 1} moved by up to {worst:.6g}. Each receiving position may use only sources up to "
                     "and including itself, within its own batch item.",
-                    "0 change in every earlier row", f"largest change {worst:.6g}, per row {fmt(changes)}")
+                    "0 change in every earlier row",
+                    lambda worst=worst, changes=changes: f"largest change {worst:.6g}, per row {fmt(changes)}")
     if unreadable and not cases.seen:  # nothing but NaN or inf: never read as "no change"
         probe = unreadable[0]
         cases.kind(probe.info["kind"])
@@ -186,7 +194,8 @@ def mask_structure(obs: Observations, tol: TolFn) -> CheckOutcome:
         cases.check(bool((above == 0).all()),
                     f"Weights above the diagonal are not exactly zero (T = {T}): a receiving position takes a "
                     "share from a future source.",
-                    "0 above the diagonal", f"up to {float(above.abs().max()) if above.numel() else 0.0:.6g}",
+                    "0 above the diagonal",
+                    lambda above=above: f"up to {float(above.abs().max()) if above.numel() else 0.0:.6g}",
                     aspect="above")
         sums = w.sum(-1)
         dtype = dtype_name(probe.t["q"])  # the input's dtype sets the tolerance, whatever came back
@@ -194,6 +203,6 @@ def mask_structure(obs: Observations, tol: TolFn) -> CheckOutcome:
         good = bool(torch.isfinite(sums).all()) and bool(
             torch.allclose(sums, torch.ones_like(sums), atol=max(t.atol, band.atol) * T))
         cases.check(good, f"Rows of the weights do not sum to one (T = {T}): each row should be a distribution "
-                    "over the allowed sources.", "every row sums to 1", f"row sums {fmt(sums[:T])}",
+                    "over the allowed sources.", "every row sums to 1", lambda sums=sums, T=T: f"row sums {fmt(sums[:T])}",
                     aspect="sums")
     return cases.outcome()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from grader.checks.base import HEAD, SHARES, TRAINABLE, CheckOutcome, check
 from grader.checks.observations import (
     Cases,
@@ -13,6 +15,7 @@ from grader.checks.observations import (
     dtype_name,
     first_bad_row,
     fmt,
+    matches_expected,
     max_error,
     shapes,
 )
@@ -33,16 +36,20 @@ def compare_to_sdpa(cases: Cases, probe: Probe, reply: Reply, tol: TolFn) -> Non
             cases.fail(f"{name} should have shape {tuple(want.shape)} for q {tuple(q.shape)} and v "
                        f"{tuple(probe.t['v'].shape)}, got {shape}.", str(tuple(want.shape)), str(shape), aspect=name)
             continue
-        if close(got, want, t, band):
+        if matches_expected(reply, probe, name, t, band):
             cases.ok(name)
             continue
-        row = first_bad_row(got, want, band or t)
-        where = f" first at receiving position {row}" if row is not None else ""
-        nonfinite = "" if got.isfinite().all() else " (it contains NaN or inf)"
-        cases.fail(f"{name} differs from scaled_dot_product_attention on {describe(probe)} ({shapes(probe)})"
-                   f"{where}{nonfinite}: largest difference {max_error(got, want):.3g}.",
-                   fmt(want[..., row, :] if row is not None else want),
-                   fmt(got[..., row, :] if row is not None else got), aspect=name)
+        # Where and by how much it differs: read only for the case the outcome quotes.
+        bad_row = functools.cache(lambda got=got, want=want: first_bad_row(got, want, band or t))
+
+        def message(name=name, got=got, want=want, row=bad_row) -> str:
+            where = f" first at receiving position {row()}" if row() is not None else ""
+            nonfinite = "" if got.isfinite().all() else " (it contains NaN or inf)"
+            return (f"{name} differs from scaled_dot_product_attention on {describe(probe)} ({shapes(probe)})"
+                    f"{where}{nonfinite}: largest difference {max_error(got, want):.3g}.")
+
+        cases.fail(message, lambda want=want, row=bad_row: fmt(want[..., row(), :] if row() is not None else want),
+                   lambda got=got, row=bad_row: fmt(got[..., row(), :] if row() is not None else got), aspect=name)
 
 
 @check("shift_invariance", title="Stable softmax under large scores", group="Numerics", section=SHARES,
@@ -141,12 +148,13 @@ def precision(obs: Observations, tol: TolFn) -> CheckOutcome:
             if in_dtype != "float64":
                 continue
             want_out, want_w = probe.expected()
-            for got, want in ((reply["out"], want_out), (reply.tensors.get("weights"), want_w)):
+            band, t = band_for("float64"), tol("float64")
+            for name, got, want in (("out", reply["out"], want_out), ("weights", reply.tensors.get("weights"), want_w)):
                 if got is None or got.shape != want.shape:
                     continue
-                if not close(got, want, band_for("float64")):
+                if not matches_expected(reply, probe, name, band, band):
                     wrong = True  # a different function here, not a rounding one
-                elif not close(got, want, tol("float64")):
+                elif not close(got, want, t):
                     err = max_error(got, want)
                     if err > worst:
                         worst, worst_probe = err, probe

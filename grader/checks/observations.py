@@ -214,8 +214,8 @@ def band_for(dtype: str, scores: float | None = None) -> Tolerance | None:
     return PRECISION_BAND
 
 
-def _within(a: torch.Tensor, e: torch.Tensor, tol: Tolerance) -> bool:
-    return bool(torch.isfinite(a).all()) and bool(torch.allclose(a, e, atol=tol.atol, rtol=tol.rtol))
+def _allclose(a: torch.Tensor, e: torch.Tensor, tol: Tolerance) -> bool:
+    return bool(torch.allclose(a, e, atol=tol.atol, rtol=tol.rtol))
 
 
 def close(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance, band: Tolerance | None = None) -> bool:
@@ -224,7 +224,24 @@ def close(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance, band: To
     if actual.shape != expected.shape:
         return False
     a, e = actual.detach().double(), expected.detach().double()
-    return _within(a, e, tol) or (band is not None and _within(a, e, band))
+    if not bool(torch.isfinite(a).all()):
+        return False
+    if _covers(band, tol):  # one comparison
+        return _allclose(a, e, band)
+    return _allclose(a, e, tol) or (band is not None and _allclose(a, e, band))
+
+
+def _covers(band: Tolerance | None, tol: Tolerance) -> bool:
+    """Whether within tol is always within the band too (atol + rtol |e| only grows, rounding included)."""
+    return band is not None and band.atol >= tol.atol and band.rtol >= tol.rtol
+
+
+def matches_expected(reply: Reply, probe: Probe, name: str, tol: Tolerance, band: Tolerance | None = None) -> bool:
+    """`close` for the reply's `name` ("out" or "weights", of the probe's shape) against the probe's
+    expected value, memoised on the reply: the value checks and the precision check compare the same pair."""
+    got, want = reply[name], probe.expected()[("out", "weights").index(name)]
+    key = ("expected", name, band if _covers(band, tol) else (tol, band))
+    return reply.memo(key, lambda: close(got, want, tol, band))
 
 
 def max_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
@@ -278,7 +295,7 @@ class FailedCase(NamedTuple):
     """One failing case: what the outcome quotes if it comes first (errors before failures)."""
 
     could_not_run: bool
-    message: str
+    message: Shown
     expected: Shown = None
     observed: Shown = None
     finding: str | None = None  # which of the check's declared findings it is
@@ -317,7 +334,7 @@ class Cases:
     def ok(self, aspect: str | None = None) -> None:
         self._record(True, aspect or "")
 
-    def fail(self, message: str, expected: str | None = None, observed: str | None = None,
+    def fail(self, message: Shown, expected: Shown = None, observed: Shown = None,
              aspect: str | None = None) -> None:
         self.problems.append(FailedCase(False, message, expected, observed, aspect))
         self._record(False, aspect or "")
@@ -331,9 +348,10 @@ class Cases:
                                         finding=None if stub else CRASH, stub=entry))
         self._record(False, None)
 
-    def check(self, good: bool, message: str, expected: Shown = None, observed: Shown = None,
+    def check(self, good: bool, message: Shown, expected: Shown = None, observed: Shown = None,
               aspect: str | None = None) -> bool:
-        """expected/observed may be callables: numbers are formatted only for the case the outcome quotes."""
+        """message, expected and observed may be callables: numbers are formatted only for the case the
+        outcome quotes."""
         if good:
             self.ok(aspect)
         else:
@@ -364,7 +382,7 @@ class Cases:
         # Nothing ran but calls that raised NotImplementedError (CheckSpec.run keeps this only for a
         # function that raised it on every call, a stub not written yet).
         only_stubs = not self.passed and all(p.stub for p in self.problems)
-        return CheckOutcome(status, self.passed, total, quoted.message, _shown(quoted.expected),
+        return CheckOutcome(status, self.passed, total, _shown(quoted.message), _shown(quoted.expected),
                             _shown(quoted.observed), quoted.finding or None,
                             tuple(dict.fromkeys(p.finding for p in self.problems if p.finding)),
                             not_written=tuple(dict.fromkeys(p.stub for p in self.problems)) if only_stubs else ())

@@ -40,6 +40,39 @@ def test_mask_shape_reads_the_allowed_pattern(allowed, name):
     assert ev.mask_shape(softmax_rows(SCORES, allowed)) == [name]
 
 
+def _every_misplaced_mask(T: int) -> list[tuple[str, torch.Tensor]]:
+    """The mask bugs' allowed patterns, every one written out: the oracle for the matcher that reads
+    only a pattern's outermost diagonal."""
+    ones = torch.ones(T, T, dtype=torch.bool)
+    return ([("future_offset", ones.tril(d)) for d in range(1, T - 1)]
+            + [("wrong_mask_direction", ones.triu(d)) for d in range(0, T)]
+            + [("diagonal_excluded", ones.tril(-d)) for d in range(1, T)])
+
+
+def _named_by_oracle(nonzero: torch.Tensor) -> str | None:
+    return next((name for name, allowed in _every_misplaced_mask(nonzero.shape[0]) if torch.equal(nonzero, allowed)),
+                None)
+
+
+@pytest.mark.parametrize("T", [3, 4, 5, 8, 40])
+def test_the_misplaced_mask_matcher_names_what_every_pattern_written_out_names(T):
+    ones = torch.ones(T, T, dtype=torch.bool)
+    patterns = [allowed for _, allowed in _every_misplaced_mask(T)]
+    patterns += [ones.tril(d) for d in range(-T, T + 1)] + [ones.triu(d) for d in range(-T, T + 1)]
+    g = torch.Generator().manual_seed(T)
+    for allowed in list(patterns):  # each pattern with one cell flipped: near misses name nothing, or another
+        cell = torch.randint(0, T * T, (1,), generator=g).item()
+        near = allowed.clone().flatten()
+        near[cell] = ~near[cell]
+        patterns.append(near.reshape(T, T))
+    patterns += [torch.rand(T, T, generator=g) < 0.5 for _ in range(20)]
+    for nonzero in patterns:
+        found = ev.mask._misplaced_mask(nonzero)
+        assert (found[0] if found else None) == _named_by_oracle(nonzero)
+        if found is not None:
+            assert torch.equal(found[1], nonzero)
+
+
 def test_mask_shape_reads_a_zero_fill_whatever_the_scale():
     for scale in (1.0, 0.5, 0.1):
         assert ev.mask_shape(softmax_rows(Q @ K.T * scale, TRIL, fill=0.0)) == ["zero_fill_mask"]
@@ -124,3 +157,16 @@ def test_mask_shape_reads_shifted_and_empty_rows(allowed, name):
 def test_how_far_ahead_a_mask_sees():
     assert ev.future_offset(softmax_rows(SCORES, torch.ones(5, 5, dtype=torch.bool).tril(2))) == 2
     assert ev.future_offset(expected.attention(Q, K, V)[1]) == 0
+
+
+def test_sums_to_one_is_allclose_to_one_even_at_its_edge():
+    """mask_shape's row-sum test reads as torch.allclose(sums, 1, atol=SUM_ATOL) does, NaN, inf and the edge included."""
+    edge = ev.SUM_ATOL + 1e-5
+    values = [1.0, float("nan"), float("inf"), -float("inf"), 0.0, 2.0]
+    for x in (1 + edge, 1 - edge):
+        values += [x, math.nextafter(x, math.inf), math.nextafter(x, -math.inf)]
+    g = torch.Generator().manual_seed(1)
+    values += (1 + (torch.rand(2000, generator=g, dtype=torch.float64) - 0.5) * 4 * edge).tolist()
+    for x in values:
+        t = torch.tensor([x], dtype=torch.float64)
+        assert ev.mask._sum_to_one(t) == torch.allclose(t, torch.ones_like(t), atol=ev.SUM_ATOL), x

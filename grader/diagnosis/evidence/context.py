@@ -88,11 +88,16 @@ def _fit(t: torch.Tensor, want: tuple[int, ...]) -> torch.Tensor | None:
 
 def pair(reply: Reply, probe: Probe) -> tuple[torch.Tensor, torch.Tensor] | None:
     """(out, weights) as the probe asks for them, read through an unambiguous interface slip:
-    the pair returned in the other order, or an extra leading dimension of size one."""
+    the pair returned in the other order, or an extra leading dimension of size one. Read once per
+    reply: most readers ask (readers only read what it returns)."""
     if not reply.ok or not {"out", "weights"} <= reply.tensors.keys():
         return None
     q, v = probe.t["q"], probe.t["v"]
     want_out, want_w = (*q.shape[:-1], v.shape[-1]), (*q.shape[:-1], q.shape[-2])
+    return reply.memo(("pair", want_out, want_w), lambda: _pair(reply, want_out, want_w))
+
+
+def _pair(reply: Reply, want_out: tuple[int, ...], want_w: tuple[int, ...]) -> tuple[torch.Tensor, torch.Tensor] | None:
     first, second = reply.tensors["out"], reply.tensors["weights"]
     for out, w in ((first, second), (second, first)):
         out, w = _fit(out, want_out), _fit(w, want_w)
@@ -128,8 +133,13 @@ def number(x: float) -> str:
 
 
 def scaled_scores(probe: Probe) -> torch.Tensor:
-    q, k = probe.t["q"].double(), probe.t["k"].double()
-    return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    """q k^T / sqrt(d_k) on the probe's inputs, computed once per probe (several readers ask; none writes to it)."""
+
+    def compute() -> torch.Tensor:
+        q, k = probe.t["q"].double(), probe.t["k"].double()
+        return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+
+    return probe.memo("scaled_scores", compute)
 
 
 # ---------------------------------------------------------------- fingerprints

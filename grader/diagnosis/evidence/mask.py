@@ -26,17 +26,20 @@ def mask_shape(w: torch.Tensor) -> list[str]:
     T = w.shape[0]
     ones = torch.ones(T, T, dtype=torch.bool)
     # A row with no allowed source at all is NaN (softmax of all -inf), or zeros if the code cleaned it.
-    empty = ~torch.isfinite(w).all(-1)
-    nonzero = (w != 0) & ~empty[:, None]
-    if empty.any() and not torch.isfinite(w[~empty]).all():
+    finite = torch.isfinite(w)
+    empty = ~finite.all(-1)
+    some_empty = bool(empty.any())
+    nonzero = (w != 0) & ~empty[:, None] if some_empty else w != 0
+    if some_empty and not finite[~empty].all():
         return []
-    for name, allowed in _misplaced_masks(T):
-        no_source = ~allowed.any(-1)
-        if torch.equal(nonzero, allowed) and bool((empty <= no_source).all()):
+    misplaced = _misplaced_mask(nonzero)
+    if misplaced is not None:
+        name, allowed = misplaced
+        if bool((empty <= ~allowed.any(-1)).all()):
             return [name]
-    if empty.any():
+    if some_empty:
         return []
-    rows_one, cols_one = (bool(torch.allclose(t, torch.ones_like(t), atol=SUM_ATOL)) for t in (w.sum(-1), w.sum(-2)))
+    rows_one, cols_one = _sum_to_one(w.sum(-1)), _sum_to_one(w.sum(-2))
     found = ["softmax_wrong_axis"] if cols_one and not rows_one else []
     if torch.equal(nonzero, ones.tril()):
         rows = w.sum(-1)
@@ -52,13 +55,36 @@ def mask_shape(w: torch.Tensor) -> list[str]:
     return found
 
 
-@functools.cache  # the same few lengths for every submission; callers only read the masks
-def _misplaced_masks(T: int) -> list[tuple[str, torch.Tensor]]:
-    """Allowed patterns of the mask bugs: a triangle shifted, flipped, or without its diagonal."""
-    ones = torch.ones(T, T, dtype=torch.bool)
-    return ([("future_offset", ones.tril(d)) for d in range(1, T - 1)]
-            + [("wrong_mask_direction", ones.triu(d)) for d in range(0, T)]
-            + [("diagonal_excluded", ones.tril(-d)) for d in range(1, T)])
+def _sum_to_one(sums: torch.Tensor) -> bool:
+    """torch.allclose(sums, 1, atol=SUM_ATOL) (its default rtol 1e-5), in fewer tensor operations:
+    |sum - 1| <= atol + rtol, where NaN and inf fail as they fail there."""
+    return bool(((sums - 1).abs() <= SUM_ATOL + 1e-5).all())
+
+
+@functools.cache  # the same few lengths for every submission; callers only read it
+def _offsets(T: int) -> torch.Tensor:
+    """j - i for each cell (i, j): tril(d) keeps the cells where it is at most d, triu(d) at least d."""
+    return torch.arange(T)[None, :] - torch.arange(T)[:, None]
+
+
+def _misplaced_mask(nonzero: torch.Tensor) -> tuple[str, torch.Tensor] | None:
+    """The mask bug whose allowed pattern the non-zero cells are, with that pattern: a triangle shifted
+    (tril(d), 1 <= d <= T - 2), flipped (triu(d), 0 <= d <= T - 1) or without its diagonal (tril(-d),
+    1 <= d <= T - 1). A triangle is fixed by its outermost diagonal, so only that one is compared."""
+    T = nonzero.shape[0]
+    if not bool(nonzero.any()):
+        return None
+    offsets = _offsets(T)
+    seen = offsets[nonzero]
+    top, bottom = int(seen.max()), int(seen.min())
+    lower, upper = offsets <= top, offsets >= bottom
+    if 1 <= top <= T - 2 and torch.equal(nonzero, lower):
+        return "future_offset", lower
+    if 0 <= bottom and torch.equal(nonzero, upper):
+        return "wrong_mask_direction", upper
+    if top <= -1 and torch.equal(nonzero, lower):
+        return "diagonal_excluded", lower
+    return None
 
 
 def future_offset(w: torch.Tensor) -> int:
@@ -71,14 +97,22 @@ def mask_findings(ctx: Context) -> dict[str, tuple[Probe, torch.Tensor]]:
     """Each mask misconception seen, with the first probe (worked example first) that shows it."""
 
     def compute():
-        seen = []
+        readable = []
         for probe, reply in ctx.attention(families=("worked", "rand", "leak")):
             w = weights(reply, probe)
             if w is None or not probe.t["q"].any():
                 continue  # zero queries make every score equal: no fill can be told from no mask
-            names = mask_shape(first_slice(w))
-            if names:
-                seen.append((probe, first_slice(w), names))
+            readable.append((probe, first_slice(w)))
+        # Only the longest length that shows a pattern, and the worked example, decide what is found
+        # (below): lengths are read longest first; below the first that shows one, only the worked example.
+        seen, longest = [], None
+        for T in sorted({w.shape[-1] for _, w in readable}, reverse=True):
+            for i, (probe, w) in enumerate(readable):
+                if w.shape[-1] == T and (longest is None or probe.worked) and (names := mask_shape(w)):
+                    seen.append((i, probe, w, names))
+            if seen and longest is None:
+                longest = T
+        seen = [(probe, w, names) for _, probe, w, names in sorted(seen, key=lambda s: s[0])]
         if not seen:
             return {}
         # The longest sequence tells most patterns apart (at T = 3, tril(2) is no mask at all);
@@ -113,11 +147,13 @@ def zero_fill_value(probe: Probe, w: torch.Tensor, scale: float | None) -> float
     """The score forbidden cells behave as if they had: log(w_ij / w_ii) + s * (q_i . k_i), j > i."""
     q, k = first_slice(probe.t["q"].double()), first_slice(probe.t["k"].double())
     s = scale if scale is not None else 1 / math.sqrt(q.shape[-1])
+    cells = w.tolist()  # read once as Python floats: the same numbers, without a tensor op per cell
     estimates = []
     for i in range(w.shape[0] - 1):
-        for j in range(i + 1, w.shape[0]):
-            if w[i, j] > 0 and w[i, i] > 0:
-                estimates.append(math.log(float(w[i, j]) / float(w[i, i])) + s * float(q[i] @ k[i]))
+        if not cells[i][i] > 0:  # NaN included
+            continue
+        own = s * float(q[i] @ k[i])
+        estimates += [math.log(cells[i][j] / cells[i][i]) + own for j in range(i + 1, w.shape[0]) if cells[i][j] > 0]
     return sorted(estimates)[len(estimates) // 2] if estimates else None
 
 

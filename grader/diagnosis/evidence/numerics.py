@@ -31,14 +31,13 @@ from grader.probes import expected
 def unstable_softmax(ctx: Context) -> Facts | None:
     """NaN or inf only where scores are large enough to overflow exp, finite everywhere else."""
     overflowed, calm = None, []
-    for probe, reply in ctx.attention():
-        read = pair(reply, probe)
-        if read is None:
-            continue
-        out, w = read
+    read = [(probe, got) for probe, reply in ctx.attention() if (got := pair(reply, probe)) is not None]
+    finites = [bool(torch.isfinite(out).all()) and bool(torch.isfinite(w).all()) for _, (out, w) in read]
+    if all(finites):
+        return None  # nothing overflowed: no scores need reading
+    for (probe, (out, _)), finite in zip(read, finites, strict=True):
         top = float(scaled_scores(probe).abs().max())
         limit = OVERFLOW.get(probe.t["q"].dtype, 88.0)
-        finite = bool(torch.isfinite(out).all()) and bool(torch.isfinite(w).all())
         if top > limit and not finite and overflowed is None:
             overflowed = (probe, out, top)
         elif top < limit / 4:
