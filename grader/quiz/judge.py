@@ -168,8 +168,22 @@ _WORD_NUMBERS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4",
 _BY_WORD = re.compile(r"\bby (" + "|".join(_WORD_NUMBERS) + r")\b")
 
 
+_NUMBER_WORD = "|".join(_WORD_NUMBERS)
+# "one over three": a fraction in words.
+_OVER = re.compile(rf"\b({_NUMBER_WORD}|\d+) over ({_NUMBER_WORD}|\d+)\b")
+# A number word standing alone as an item of a list ("8/3, two", "eight thirds and two."): a value, not a count
+# ("the two vectors"); never "one", usually a pronoun.
+_LISTED_WORD = re.compile(rf"(?:(?<=,)|(?<=\band))\s*\b({_NUMBER_WORD.replace('one|', '')})\b(?=\s*(?:[,.;]|$))")
+
+
+def _word_number(word: str) -> str:
+    return _WORD_NUMBERS.get(word, word)
+
+
 def numbers_in(text: str) -> list[float]:
     text = _BY_WORD.sub(lambda m: "by " + _WORD_NUMBERS[m.group(1)], text)
+    text = _OVER.sub(lambda m: f"{_word_number(m.group(1))}/{_word_number(m.group(2))}", text)
+    text = _LISTED_WORD.sub(lambda m: " " + _WORD_NUMBERS[m.group(1)], text)
     text = _WORKING.sub(" ", text)
     text = _BOUND.sub(" ", text)
     text = _ARITHMETIC.sub(" ", text)

@@ -53,6 +53,8 @@ _CLAUSE_END = _SENTENCE_END | {",", "but", "however", "whereas", "although", "th
 # A sentence that answers a question with one of these takes the question back ("Unchanged? No.").
 _RETRACT = frozenset("no not nope never wrong false hardly".split())
 _UNSURE = frozenset("sure certain confident".split())
+# Words that grade a doubt without changing it: "not 100% sure", "not entirely certain".
+_DEGREE = frozenset("100 entirely completely totally quite really fully very so that".split())
 
 # Contrastive phrases deny what follows them ("over positions rather than the vocabulary", "different
 # from a cosine similarity", "a separate claim from being causal").
@@ -88,6 +90,11 @@ _SYMBOLS = [
     (re.compile(r"\b(sqrt|ln|log)(?=\d)"), r"\1 "),
     (re.compile(r"\bq\s*k\s*\^\s*t\b|\bqk\b"), " q dot k "),
     (re.compile(r"\bd_?k\b"), " d k "),
+    # "d sub k", "d subscript k", "d_{k}": the key width written out.
+    (re.compile(r"\bd\s*(?:sub|subscript)\s*k\b|\bd_\{k\}"), " d k "),
+    # "R^T", "R^{|V|}": a vector of one entry per position, or per vocabulary word (T is the sequence length).
+    (re.compile(r"\b(?:in\s+)?[r\u211d]\s*\^\s*\{?\s*\|\s*v\s*\|\s*\}?"), " over the vocabulary "),
+    (re.compile(r"\b(?:in\s+)?[r\u211d]\s*\^\s*\{?[tn]\}?(?![\w|]|\s*(?:x|\*|times)\b)"), " over positions "),
 ]
 _TOKEN = re.compile(
     r"[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?:/\d+(?:\.\d+)?)?"  # numbers, fractions included
@@ -103,6 +110,8 @@ _INDICES = [
                 r"(?:\d+|[a-z](?:\s*-\s*\d+)?)\b(?!\s*/)"), r" earlier \1 "),
     (re.compile(r"\b[a-z]\s*<\s*[a-z]\b"), " earlier positions "),
     (re.compile(r"\b[a-z]\s*>\s*[a-z]\b"), " later positions "),
+    # "token T-1", "position n-1": the last token, said with the index after its noun.
+    (re.compile(r"\b(tokens?|positions?|inputs?|rows?|outputs?)\s+[tnl]\s*-\s*1\b"), r" last \1 "),
     (re.compile(r"\b[tnl]\s*-\s*1\b"), " last "),
     # "change 0", "max change 0.000000", "zero difference": nothing moved.
     (re.compile(r"\b(?:max(?:imum)?\s+)?(?:abs(?:olute)?\s+)?(?:change|difference|diff|delta)\s*(?:of|is|was|=|:)?\s*"
@@ -124,14 +133,20 @@ _INDICES = [
 _CLEFT = re.compile(r"\bit is not ([^,.;]+?) (?:that|which|who) ([^,.;]+?)\s*,\s*(?:but\s+)?it is ([^,.;]+)")
 
 
+# A chain of working: "o = (1/3)(2,0)+(1/3)(0,4) = (8/3, 6/3) = (2.667, 2)" states its result after the last "=";
+# the arithmetic between two "=" (no words in it) is dropped, the label before the first is kept.
+_WORKING_CHAIN = re.compile(r"=[\d\s.,+\-*/()\[\]]*(?==)")
+
+
 def normalise(text: str) -> str:
     """Lower-case, ASCII punctuation, contractions expanded, word-joining hyphens split."""
     text = text.lower()
     for a, b in (("\u2019", "'"), ("\u2018", "'"), ("\u2212", "-"), ("\u2013", "-"), ("\u2014", " , "),
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
-                 ("\u22c5", " dot "), ("\u2192", " , "), ("->", " , "), ("\u2248", " "),
+                 ("\u22c5", " dot "), ("\u2192", " , "), ("\u21d2", " , "), ("=>", " , "), ("->", " , "), ("\u2248", " "),
                  ("\u2260", " is not "), ("!=", " is not ")):
         text = text.replace(a, b)
+    text = _WORKING_CHAIN.sub("", text)
     for pattern, repl in _CONTRACTIONS + _SYMBOLS + _INDICES:
         text = pattern.sub(repl, text)
     text = _FRACTION_WORDS.sub(lambda m: f"{_CARDINALS[m.group(1)]}/{_ORDINALS[m.group(2)]}", text)
@@ -256,8 +271,11 @@ class Doc:
         return frozenset(out)
 
     def _hedge(self, i: int) -> bool:
-        """"not sure", "not certain" after a question doubt it; they do not deny it ("... i think? not sure")."""
-        return self.tokens[i].text == "not" and i + 1 < len(self.tokens) and self.tokens[i + 1].text in _UNSURE
+        """"not sure", "not 100% certain" after a question doubt it; they do not deny it ("... i think? not sure")."""
+        words = [t.text for t in self.tokens[i:i + 3]]
+        if len(words) > 2 and words[1] in _DEGREE:
+            del words[1]
+        return words[0] == "not" and len(words) > 1 and words[1] in _UNSURE
 
     def token_at(self, offset: int) -> int:
         for i, tok in enumerate(self.tokens):
@@ -283,7 +301,12 @@ def _atom_matches(atom: str, word: str) -> bool:
         if "*" in stem or len(stem) < 5:
             return False
         return any(_close(stem, word[:n]) for n in range(len(stem) - 1, len(stem) + 2))
-    return len(atom) >= 5 and _close(atom, word)
+    # An inflection is no typo: the phrasing says "column?" where it means either ("columns" is not "column").
+    return len(atom) >= 5 and _close(atom, word) and not _inflected(atom, word)
+
+
+def _inflected(atom: str, word: str) -> bool:
+    return any(word == atom + e or atom == word + e for e in ("s", "es"))
 
 
 def _close(expected: str, word: str) -> bool:

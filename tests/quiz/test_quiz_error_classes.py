@@ -365,3 +365,183 @@ def test_either_way_is_regardless():
 def test_more_points_in_other_words(item, text, point):
     assert point in judge(QUIZ.item(item), text).matched
 
+
+
+# ==== the classes of error found on the third blind set once it became a tuning set (2026-12-02) ====
+
+# ---- a hedge doubts a question, however it is worded; it does not take it back ---------------------
+
+@pytest.mark.parametrize("text", [
+    "Attention rows are over positions and the other one covers the vocab? not 100% sure",
+    "the weights range over positions, the probabilities over the vocabulary? Not entirely sure though",
+])
+def test_a_worded_hedge_after_a_question_keeps_the_claim(text):
+    res = judge(QUIZ.item("weights-vs-probabilities"), text)
+    assert "over-vocabulary" in res.matched, res.feedback
+
+
+def test_a_denial_after_a_question_still_takes_it_back_when_worded():
+    # Negative control: "Not at all." answers the question.
+    res = judge(QUIZ.item("weights-vs-probabilities"), "The next-token probabilities are over the vocab? Not at all.")
+    assert "over-vocabulary" not in res.matched, res.feedback
+
+
+# ---- notation written inline: subscripts in words, "~", "=>", T-1 after its noun, R^T -----------------
+
+@pytest.mark.parametrize("item,text,point", [
+    ("scaling", "the std of the raw dot product ~ sqrt(d subscript k); divide by it or softmax goes one-hot", "variance-grows"),
+    ("scaling", "standard deviation of q.k is about the root of d sub k", "variance-grows"),
+    ("row-sums-vs-causality", "perturb position T-1 only, then compare rows 0..T-2 before and after", "intervention"),
+    ("row-sums-vs-causality", "edit token n-1 alone; compare outputs 0..n-2 before/after; causal => zero change", "intervention"),
+    ("weights-vs-probabilities", "an attention row lives in R^T, the next-token distribution in R^|V|", "over-positions"),
+    ("weights-vs-probabilities", "an attention row lives in R^T, the next-token distribution in R^|V|", "over-vocabulary"),
+])
+def test_inline_notation_is_read(item, text, point):
+    res = judge(QUIZ.item(item), text)
+    assert point in res.matched, res.feedback
+
+
+def test_the_variance_said_to_be_sqrt_of_the_width_is_a_wrong_claim():
+    # The standard deviation is sqrt(d_k); the variance is d_k. Saying the variance grows like sqrt(d_k) is wrong.
+    for text in ["Variance of q dot k scales like sqrt(d_k), hence the division; otherwise softmax saturates.",
+                 "the variance is sqrt(d_k), so large widths give peaky softmax with tiny gradients"]:
+        res = judge(QUIZ.item("scaling"), text)
+        assert res.verdict == "incorrect", (text, res.feedback)
+    # Negative control: the standard deviation is sqrt(d_k).
+    res = judge(QUIZ.item("scaling"), "The std of q dot k grows like sqrt(d_k), so large widths saturate the softmax "
+                                      "and the gradients vanish.")
+    assert res.verdict == "correct", res.feedback
+
+
+# ---- numbers written as a chain of working, or in words --------------------------------------------
+
+ZERO_QUERIES = QUIZ.item("zero-queries")
+
+
+@pytest.mark.parametrize("text", [
+    "w = (1/3, 1/3, 1/3); y = (2+0+6)/3 , (0+4+2)/3 = (8/3, 2) = (2.67, 2.00)",
+    "a = [0.333, 0.333, 0.333]; o = 1/3*(2,0) + 1/3*(0,4) + 1/3*(6,2) = [2.667, 2]",
+    "weights one over three each, output eight thirds and two.",
+    "shares: one third each; output: [eight thirds, two]",
+])
+def test_numbers_as_working_chains_or_words(text):
+    res = judge(ZERO_QUERIES, text)
+    assert res.verdict == "correct", res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "a = [1/3,1/3,1/3]; o = (1/3)(2,0)+(1/3)(0,4)+(1/3)(6,2) = (8, 6)",  # the result of the chain is wrong
+    "weights one over two each, output: [four, two]",
+    "weights one third each; output is the sum of the values, two vectors.",
+])
+def test_a_wrong_result_after_working_or_in_words_is_not_credited(text):
+    res = judge(ZERO_QUERIES, text)
+    assert res.verdict != "correct", res.feedback
+
+
+# ---- a choice named by its meaning: an inflection is no typo -----------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "along the final axis (columns j), every row sums to 1",
+    "along dim -1 (the columns), each row adds to one",
+])
+def test_plural_columns_is_not_within_a_column(text):
+    res = judge(QUIZ.item("softmax-axis"), text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_within_a_column_is_still_b():
+    res = judge(QUIZ.item("softmax-axis"), "along each column, so every column sums to one")
+    assert res.verdict == "incorrect" and res.matched == ["B"], res.feedback
+
+
+# ---- wrong claims beside right points ----------------------------------------------------------------
+
+@pytest.mark.parametrize("item,text", [
+    ("what-mixes", "The weights depend on how far apart the positions are; nearer tokens get more weight. Values are mixed."),
+    ("what-mixes", "Attention weights are set by positional proximity, and the value vectors get blended."),
+    ("what-mixes", "The query is compared with the values to get weights; the keys are what gets summed."),
+    ("weights-vs-probabilities", "Attention rows range over positions; the next-token distribution is simply the final "
+                                 "row of the attention matrix."),
+    ("row-sums-vs-causality", "Sums are one even with a leak, so they prove nothing; instead check that the diagonal "
+                              "entries are zero."),
+    ("row-sums-vs-causality", "Sums are always one, so they show nothing. Change the last token and check that the "
+                              "last position's output does not change."),
+])
+def test_a_wrong_claim_beside_a_right_point_is_incorrect(item, text):
+    res = judge(QUIZ.item(item), text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+@pytest.mark.parametrize("item,text", [
+    ("what-mixes", "The query is compared with the keys, not with the values; the values are what gets summed."),
+    ("what-mixes", "Queries dotted with keys give the weights (not the distance between positions); values are mixed."),
+    ("row-sums-vs-causality", "Sums are one even with a leak, so they prove nothing. Change the last token and check "
+                              "that every earlier position's output does not change."),
+])
+def test_the_right_claims_beside_those_words_are_not_wrong(item, text):
+    res = judge(QUIZ.item(item), text)
+    assert res.verdict == "correct", res.feedback
+
+
+# ---- the intervention as a check whose outcome is left open, and the "why" in other words --------------
+
+@pytest.mark.parametrize("text", [
+    "Perturb the final token and watch whether the outputs at earlier positions move; if they do, it leaks.",
+    "I edit the last input and check if the earlier outputs change.",
+    "alter only the future token and compare the earlier outputs before and after",
+])
+def test_a_check_left_open_is_the_intervention(text):
+    res = judge(QUIZ.item("row-sums-vs-causality"), text)
+    assert "intervention" in res.matched, res.feedback
+
+
+def test_a_check_of_later_outputs_is_not_the_intervention():
+    res = judge(QUIZ.item("row-sums-vs-causality"), "Change the first token and see whether the later outputs move.")
+    assert "intervention" not in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "A sum of one is only normalisation; it tells nothing about which tokens were read.",
+    "rows adding to 1 is just normalization and says nothing about which keys got weight",
+])
+def test_sums_said_to_be_only_normalisation(text):
+    res = judge(QUIZ.item("row-sums-vs-causality"), text)
+    assert "sums-insufficient" in res.matched, res.feedback
+
+
+# ---- the scaling point in other words ------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "it holds the variance of the scores at about one, whatever d_k is",
+    "if d_k is big the q k products get a big variance, so we divide to keep it small",
+    "so the scores do not get too big with more dimensions, I think?",
+])
+def test_the_growth_in_other_words(text):
+    res = judge(QUIZ.item("scaling"), text)
+    assert "variance-grows" in res.matched, res.feedback
+
+
+# ---- the own token said not to be the future; one entry per position -----------------------------
+
+@pytest.mark.parametrize("text", [
+    "Looking at your own token is not looking at the future.",
+    "The current token is not the future; only later ones are.",
+])
+def test_the_own_token_is_not_the_future(text):
+    res = judge(QUIZ.item("diagonal"), text)
+    assert "own-token-known" in res.matched, res.feedback
+
+
+def test_the_current_token_not_seeing_the_future_is_another_claim():
+    res = judge(QUIZ.item("diagonal"), "The current token does not see the future.")
+    assert "own-token-known" not in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "each attention row holds T numbers, one for every source position",
+    "the attention ones are about positions",
+])
+def test_an_entry_per_position_in_other_words(text):
+    res = judge(QUIZ.item("weights-vs-probabilities"), text)
+    assert "over-positions" in res.matched, res.feedback
