@@ -301,12 +301,7 @@ def _atom_matches(atom: str, word: str) -> bool:
         if "*" in stem or len(stem) < 5:
             return False
         return any(_close(stem, word[:n]) for n in range(len(stem) - 1, len(stem) + 2))
-    # An inflection is no typo: the phrasing says "column?" where it means either ("columns" is not "column").
-    return len(atom) >= 5 and _close(atom, word) and not _inflected(atom, word)
-
-
-def _inflected(atom: str, word: str) -> bool:
-    return any(word == atom + e or atom == word + e for e in ("s", "es"))
+    return len(atom) >= 5 and _close(atom, word)
 
 
 def _close(expected: str, word: str) -> bool:

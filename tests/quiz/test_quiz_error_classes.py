@@ -391,7 +391,8 @@ def test_a_denial_after_a_question_still_takes_it_back_when_worded():
 @pytest.mark.parametrize("item,text,point", [
     ("scaling", "the std of the raw dot product ~ sqrt(d subscript k); divide by it or softmax goes one-hot", "variance-grows"),
     ("scaling", "standard deviation of q.k is about the root of d sub k", "variance-grows"),
-    ("row-sums-vs-causality", "perturb position T-1 only, then compare rows 0..T-2 before and after", "intervention"),
+    ("row-sums-vs-causality", "perturb position T-1 only, then compare rows 0..T-2 before and after: causal gives zero difference",
+     "intervention"),
     ("row-sums-vs-causality", "edit token n-1 alone; compare outputs 0..n-2 before/after; causal => zero change", "intervention"),
     ("weights-vs-probabilities", "an attention row lives in R^T, the next-token distribution in R^|V|", "over-positions"),
     ("weights-vs-probabilities", "an attention row lives in R^T, the next-token distribution in R^|V|", "over-vocabulary"),
@@ -488,16 +489,21 @@ def test_the_right_claims_beside_those_words_are_not_wrong(item, text):
 
 @pytest.mark.parametrize("text", [
     "Perturb the final token and watch whether the outputs at earlier positions move; if they do, it leaks.",
-    "I edit the last input and check if the earlier outputs change.",
-    "alter only the future token and compare the earlier outputs before and after",
+    "I edit the last input and check if the earlier outputs change. If they change, the mask is broken.",
+    "alter only the future token and compare the earlier outputs before and after; causal means no change",
 ])
-def test_a_check_left_open_is_the_intervention(text):
+def test_a_check_left_open_with_what_its_outcome_means_is_the_intervention(text):
     res = judge(QUIZ.item("row-sums-vs-causality"), text)
     assert "intervention" in res.matched, res.feedback
 
 
-def test_a_check_of_later_outputs_is_not_the_intervention():
-    res = judge(QUIZ.item("row-sums-vs-causality"), "Change the first token and see whether the later outputs move.")
+@pytest.mark.parametrize("text", [
+    "Change the first token and see whether the later outputs move; if they do, it leaks.",  # backwards
+    "I edit the last input and check if the earlier outputs change.",  # what would a change mean? (test_quiz_scope)
+    "alter only the future token and compare the earlier outputs before and after",
+])
+def test_a_check_of_later_outputs_or_with_no_outcome_is_not_the_intervention(text):
+    res = judge(QUIZ.item("row-sums-vs-causality"), text)
     assert "intervention" not in res.matched, res.feedback
 
 
