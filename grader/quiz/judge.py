@@ -176,12 +176,22 @@ _OVER = re.compile(rf"\b({_NUMBER_WORD}|\d+) over ({_NUMBER_WORD}|\d+)\b")
 _LISTED_WORD = re.compile(rf"(?:(?<=,)|(?<=\band))\s*\b({_NUMBER_WORD.replace('one|', '')})\b(?=\s*(?:[,.;]|$))")
 
 
+# "two and two thirds" (2 and 2/3 by now): a whole number and a fraction.
+_MIXED = re.compile(rf"(?<![/.\d])\b({_NUMBER_WORD}|\d+) and (\d+)/(\d+)\b")
+
+
 def _word_number(word: str) -> str:
     return _WORD_NUMBERS.get(word, word)
 
 
+def _mixed(m: re.Match) -> str:
+    whole, num, den = int(_word_number(m.group(1))), int(m.group(2)), int(m.group(3))
+    return f"{whole * den + num}/{den}" if 0 < num < den else m.group()  # a proper fraction only
+
+
 def numbers_in(text: str) -> list[float]:
     text = _BY_WORD.sub(lambda m: "by " + _WORD_NUMBERS[m.group(1)], text)
+    text = _MIXED.sub(_mixed, text)
     text = _OVER.sub(lambda m: f"{_word_number(m.group(1))}/{_word_number(m.group(2))}", text)
     text = _LISTED_WORD.sub(lambda m: " " + _WORD_NUMBERS[m.group(1)], text)
     text = _WORKING.sub(" ", text)

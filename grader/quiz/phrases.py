@@ -108,6 +108,9 @@ _TOKEN = re.compile(
 _INDICES = [
     (re.compile(r"\b(rows?|outputs?|positions?|tokens?|results?|logits)\s+(?:0|1)\s*(?:\.\.\.?|to|through|-|and|,)\s*"
                 r"(?:\d+|[a-z](?:\s*-\s*\d+)?)\b(?!\s*/)"), r" earlier \1 "),
+    # "y_1..y_{T-1}", "o_0 ... o_{t-2}": the outputs before the last.
+    (re.compile(r"\b([yo])_?\{?[01]\}?\s*(?:\.\.\.?|to|through)\s*\1_?\{?[a-z](?:\s*-\s*[12])?\}?(?![\w}])"),
+     " earlier outputs "),
     (re.compile(r"\b[a-z]\s*<\s*[a-z]\b"), " earlier positions "),
     (re.compile(r"\b[a-z]\s*>\s*[a-z]\b"), " later positions "),
     # "token T-1", "position n-1": the last token, said with the index after its noun.

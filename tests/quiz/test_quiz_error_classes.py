@@ -394,6 +394,7 @@ def test_a_denial_after_a_question_still_takes_it_back_when_worded():
     ("row-sums-vs-causality", "perturb position T-1 only, then compare rows 0..T-2 before and after: causal gives zero difference",
      "intervention"),
     ("row-sums-vs-causality", "edit token n-1 alone; compare outputs 0..n-2 before/after; causal => zero change", "intervention"),
+    ("row-sums-vs-causality", "alter x_T and check whether y_1..y_{T-1} change; they should not", "intervention"),
     ("weights-vs-probabilities", "an attention row lives in R^T, the next-token distribution in R^|V|", "over-positions"),
     ("weights-vs-probabilities", "an attention row lives in R^T, the next-token distribution in R^|V|", "over-vocabulary"),
 ])
@@ -424,6 +425,7 @@ ZERO_QUERIES = QUIZ.item("zero-queries")
     "a = [0.333, 0.333, 0.333]; o = 1/3*(2,0) + 1/3*(0,4) + 1/3*(6,2) = [2.667, 2]",
     "weights one over three each, output eight thirds and two.",
     "shares: one third each; output: [eight thirds, two]",
+    "weights: a third each. output: two and two thirds, two",
 ])
 def test_numbers_as_working_chains_or_words(text):
     res = judge(ZERO_QUERIES, text)
@@ -440,7 +442,7 @@ def test_a_wrong_result_after_working_or_in_words_is_not_credited(text):
     assert res.verdict != "correct", res.feedback
 
 
-# ---- a choice named by its meaning: an inflection is no typo -----------------------------------------
+# ---- a choice named by its meaning: "columns" named in passing is not "within a column" ----------------
 
 @pytest.mark.parametrize("text", [
     "along the final axis (columns j), every row sums to 1",
@@ -461,9 +463,12 @@ def test_within_a_column_is_still_b():
 @pytest.mark.parametrize("item,text", [
     ("what-mixes", "The weights depend on how far apart the positions are; nearer tokens get more weight. Values are mixed."),
     ("what-mixes", "Attention weights are set by positional proximity, and the value vectors get blended."),
+    ("what-mixes", "the attention weights are based on position: nearby words matter more. Values are blended."),
     ("what-mixes", "The query is compared with the values to get weights; the keys are what gets summed."),
     ("weights-vs-probabilities", "Attention rows range over positions; the next-token distribution is simply the final "
                                  "row of the attention matrix."),
+    ("weights-vs-probabilities", "Attention weights are over positions; the next-token probabilities are the attention "
+                                 "weights of the last position."),
     ("row-sums-vs-causality", "Sums are one even with a leak, so they prove nothing; instead check that the diagonal "
                               "entries are zero."),
     ("row-sums-vs-causality", "Sums are always one, so they show nothing. Change the last token and check that the "
@@ -491,6 +496,7 @@ def test_the_right_claims_beside_those_words_are_not_wrong(item, text):
     "Perturb the final token and watch whether the outputs at earlier positions move; if they do, it leaks.",
     "I edit the last input and check if the earlier outputs change. If they change, the mask is broken.",
     "alter only the future token and compare the earlier outputs before and after; causal means no change",
+    "modify the last token; if any earlier output moves, the mask is broken",
 ])
 def test_a_check_left_open_with_what_its_outcome_means_is_the_intervention(text):
     res = judge(QUIZ.item("row-sums-vs-causality"), text)
@@ -501,6 +507,7 @@ def test_a_check_left_open_with_what_its_outcome_means_is_the_intervention(text)
     "Change the first token and see whether the later outputs move; if they do, it leaks.",  # backwards
     "I edit the last input and check if the earlier outputs change.",  # what would a change mean? (test_quiz_scope)
     "alter only the future token and compare the earlier outputs before and after",
+    "Sums are one even if the mask is broken. Alter the last input and check whether earlier rows move.",
 ])
 def test_a_check_of_later_outputs_or_with_no_outcome_is_not_the_intervention(text):
     res = judge(QUIZ.item("row-sums-vs-causality"), text)
@@ -522,6 +529,7 @@ def test_sums_said_to_be_only_normalisation(text):
     "it holds the variance of the scores at about one, whatever d_k is",
     "if d_k is big the q k products get a big variance, so we divide to keep it small",
     "so the scores do not get too big with more dimensions, I think?",
+    "I guess it keeps the scores from blowing up for wide heads? not totally sure",
 ])
 def test_the_growth_in_other_words(text):
     res = judge(QUIZ.item("scaling"), text)
