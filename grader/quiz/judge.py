@@ -149,7 +149,11 @@ _NUMBER = re.compile(
     r"(?![\w.]\w)"
 )
 # Written-out exponentials are working, not answers: "e^0/(3e^0)", "exp(0)".
-_WORKING = re.compile(r"\d*\s*e\s*\^\s*[-+]?\d+(?:\.\d+)?|\bexp\s*,?\s*[-+]?\d+(?:\.\d+)?")
+# So are the arguments of a softmax written out: "softmax(0, 0, 0) = ..." (its parentheses are commas by now).
+_WORKING = re.compile(r"\d*\s*e\s*\^\s*[-+]?\d+(?:\.\d+)?|\bexp\s*,?\s*[-+]?\d+(?:\.\d+)?"
+                      r"|\bsoftmax\s*,?\s*(?:[-+]?(?:\d+(?:\.\d+)?|\.\d+)\s*,\s*)*[-+]?(?:\d+(?:\.\d+)?|\.\d+)")
+# A target's name followed by an operator is an expression ("weights @ V = ..."), not a label for the weights.
+_OPERAND = re.compile(r"\s*(?:@|\*|times\b|dot\b|multiplied\b|matmul\b)")
 # Written-out arithmetic is working too: "(2+0+6)/3", "7*1/7" (parentheses are commas by now).
 _ARITHMETIC = re.compile(r"[+-]?\d+(?:\.\d+)?(?:\s*[+*]\s*[+-]?\d+(?:\.\d+)?(?:/\d+)?)+(?:\s*,?\s*/\s*\d+(?:\.\d+)?)?")
 # A share said once for all of them, at the start of an unlabelled answer: "1/3 each -> ...".
@@ -212,7 +216,8 @@ def _segments(text: str, targets: list[NumericTarget]) -> dict[str, list[tuple[s
     for t in targets:
         for alias in t.aliases:
             for m in re.finditer(rf"\b{re.escape(normalise(alias))}\b", text):
-                marks.append((m.start(), m.end(), t.name))
+                if not _OPERAND.match(text, m.end()):
+                    marks.append((m.start(), m.end(), t.name))
     marks.sort()
     segs: dict[str, list[tuple[str, str]]] = {}
     for i, (start, end, name) in enumerate(marks):
@@ -264,9 +269,10 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
     unlabelled = not segs
     if unlabelled and len(item.targets) > 1 and _is_shares(item.targets[0]):
         # "1/3 each, then [8/3, 2]": a share said once for all n stands for n numbers in the count.
-        each = _EACH.search(norm)
+        bare = _WORKING.sub(" ", norm)  # "softmax(0,0,0) gives 1/3 each": the share is still said first
+        each = _EACH.search(bare)
         if each and (one := numbers_in(each.group(1))) and len(one) == 1:
-            rest = numbers_in(norm[each.end():])
+            rest = numbers_in(bare[each.end():])
             everything = one * len(item.targets[0].values) + rest
     offset = 0
     for t in item.targets:

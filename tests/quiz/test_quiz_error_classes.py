@@ -559,3 +559,19 @@ def test_the_current_token_not_seeing_the_future_is_another_claim():
 def test_an_entry_per_position_in_other_words(text):
     res = judge(QUIZ.item("weights-vs-probabilities"), text)
     assert "over-positions" in res.matched, res.feedback
+
+
+# ---- a target's name inside an expression is no label: "weights @ V = ..." is the output ------------
+
+@pytest.mark.parametrize("text", [
+    "softmax(0, 0, 0) = (1/3, 1/3, 1/3); weights @ V = (8/3, 2)",
+    "softmax(0,0,0) gives 0.333 each, and weights times values = [2.667, 2]",
+])
+def test_a_target_named_in_an_expression_is_no_label(text):
+    res = judge(ZERO_QUERIES, text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_a_wrong_result_of_the_expression_is_not_credited():
+    res = judge(ZERO_QUERIES, "softmax(0, 0, 0) = (1/3, 1/3, 1/3); weights @ V = (2, 2)")
+    assert res.verdict != "correct", res.feedback
