@@ -146,7 +146,7 @@ def normalise(text: str) -> str:
     text = text.lower()
     for a, b in (("\u2019", "'"), ("\u2018", "'"), ("\u2212", "-"), ("\u2013", "-"), ("\u2014", " , "),
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
-                 ("\u22c5", " dot "), ("\u2192", " , "), ("\u21d2", " , "), ("=>", " , "), ("->", " , "), ("\u2248", " "),
+                 ("\u22c5", " dot "), ("\u2192", " , "), ("\u21d2", " , "), ("=>", " , "), ("->", " , "), ("\u2190", " , "), ("<-", " , "), ("\u2248", " "),
                  ("\u2260", " is not "), ("!=", " is not ")):
         text = text.replace(a, b)
     text = _WORKING_CHAIN.sub("", text)
@@ -161,6 +161,7 @@ def normalise(text: str) -> str:
     text = re.sub(r"(?<=[a-z0-9])[-_](?=[a-z])", " ", text)
     text = re.sub(r"(?<=[a-z])-(?=\d)", " ", text)
     text = re.sub(r"(?<=[a-z])\.(?=[a-z])", " dot ", text)  # "q.k"
+    text = re.sub(r"(?<=\b[a-z]) \. (?=[a-z]\b)", " dot ", text)  # "q_i . k_j": a spaced dot between symbols
     text = re.sub(r"[()]", " , ", text)  # a parenthesis closes a clause for negation
     text = re.sub(r"[=\[\]{}\"'`:]", " ", text)
     return re.sub(r"\s+", " ", text).strip()

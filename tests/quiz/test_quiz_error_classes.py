@@ -575,3 +575,37 @@ def test_a_target_named_in_an_expression_is_no_label(text):
 def test_a_wrong_result_of_the_expression_is_not_credited():
     res = judge(ZERO_QUERIES, "softmax(0, 0, 0) = (1/3, 1/3, 1/3); weights @ V = (2, 2)")
     assert res.verdict != "correct", res.feedback
+
+
+# ---- a dot product written with spaced dots ("q_i . k_j") is no sentence end ---------------------------
+
+@pytest.mark.parametrize("text", [
+    "weights <- softmax(q_i . k_j / sqrt(d)), out = sum_j a_ij v_j, so the v's are mixed",
+    "a_ij from q . k scores after softmax; the values v get blended",
+])
+def test_a_spaced_dot_product_is_read(text):
+    res = judge(QUIZ.item("what-mixes"), text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_a_sentence_end_between_letters_still_ends_a_sentence():
+    # Negative control: "... is v. K ..." with a capital after the full stop is two sentences.
+    res = judge(QUIZ.item("what-mixes"), "What gets mixed is v. Keys are mixed too.")
+    assert res.verdict == "incorrect", res.feedback
+
+
+# ---- attention weights said to be learned parameters ------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "attention weights are learned parameters, the values are mixed",
+    "The weights are trained parameters of the layer; values get mixed.",
+])
+def test_attention_weights_as_learned_parameters_is_a_wrong_claim(text):
+    res = judge(QUIZ.item("what-mixes"), text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+def test_learned_projection_weights_are_no_wrong_claim():
+    res = judge(QUIZ.item("what-mixes"), "The projection weights are learned parameters; the attention weights come "
+                                         "from the query-key dot products and the values get mixed.")
+    assert res.verdict == "correct", res.feedback
