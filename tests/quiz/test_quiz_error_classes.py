@@ -609,3 +609,19 @@ def test_learned_projection_weights_are_no_wrong_claim():
     res = judge(QUIZ.item("what-mixes"), "The projection weights are learned parameters; the attention weights come "
                                          "from the query-key dot products and the values get mixed.")
     assert res.verdict == "correct", res.feedback
+
+
+# ---- "itself" is the own token, and "it" may stand for it -------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "so each token can attend to itself, it's part of the context already",
+    "a token attending to itself is fine: it is in the context",
+])
+def test_itself_and_a_pronoun_for_it_name_the_own_token(text):
+    res = judge(QUIZ.item("diagonal"), text)
+    assert "own-token-known" in res.matched, res.feedback
+
+
+def test_the_next_token_said_to_be_in_the_context_is_still_not_credited():
+    res = judge(QUIZ.item("diagonal"), "each token attends to the next one, it is part of the context already")
+    assert "own-token-known" not in res.matched, res.feedback
