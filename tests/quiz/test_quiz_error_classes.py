@@ -625,3 +625,37 @@ def test_itself_and_a_pronoun_for_it_name_the_own_token(text):
 def test_the_next_token_said_to_be_in_the_context_is_still_not_credited():
     res = judge(QUIZ.item("diagonal"), "each token attends to the next one, it is part of the context already")
     assert "own-token-known" not in res.matched, res.feedback
+
+
+# ---- attention weights said to predict the next word: a wrong claim, never praised -----------------------
+
+@pytest.mark.parametrize("text", [
+    "the attention weights predict which word comes next",
+    "Attention weights tell you what token comes next.",
+])
+def test_attention_weights_said_to_pick_the_next_word_is_wrong(text):
+    res = judge(QUIZ.item("weights-vs-probabilities"), text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+def test_the_probabilities_said_to_tell_the_next_word_are_right():
+    res = judge(QUIZ.item("weights-vs-probabilities"), "Attention weights say which positions to read from; the "
+                                                       "next-token probabilities, over the vocabulary, tell which "
+                                                       "word comes next.")
+    assert res.verdict == "correct", res.feedback
+
+
+# ---- an update written as code: "+= 1" is a rise by one ---------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "weights: unchanged. output[0] += 1",
+    "attention weights stay the same; o[0] += 1.0",
+])
+def test_an_increment_written_as_code_is_the_change(text):
+    res = judge(QUIZ.item("value-change"), text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_a_wrong_increment_written_as_code_is_not_credited():
+    res = judge(QUIZ.item("value-change"), "weights: unchanged. output[0] += 7")
+    assert res.verdict != "correct", res.feedback
