@@ -659,3 +659,28 @@ def test_an_increment_written_as_code_is_the_change(text):
 def test_a_wrong_increment_written_as_code_is_not_credited():
     res = judge(QUIZ.item("value-change"), "weights: unchanged. output[0] += 7")
     assert res.verdict != "correct", res.feedback
+
+
+# ---- more wrong claims and paraphrases, found by probes written here -----------------------------------
+
+@pytest.mark.parametrize("item,text", [
+    ("diagonal", "Because token i must see token i+1 to predict it."),
+    ("row-sums-vs-causality", "Sums prove nothing. Change the last token and check that the earlier outputs change."),
+    ("weights-vs-probabilities", "they're the same, both sum to one over the vocabulary"),
+])
+def test_more_wrong_claims_are_incorrect(item, text):
+    res = judge(QUIZ.item(item), text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+@pytest.mark.parametrize("item,text,verdict", [
+    # the negative control expects the earlier outputs to change: no wrong claim
+    ("row-sums-vs-causality", "Sums prove nothing. Change the last token and check that the earlier outputs stay the "
+                              "same; without the mask, check that the earlier outputs change.", "correct"),
+    ("weights-vs-probabilities", "They are the same kind of object, a distribution, but attention is over positions and "
+                                 "the next-token probabilities over the vocabulary.", "correct"),
+    ("what-mixes", "queries and keys make the weights; the output is a mix", "partial"),
+])
+def test_the_right_claims_near_those_words(item, text, verdict):
+    res = judge(QUIZ.item(item), text)
+    assert res.verdict == verdict, res.feedback
