@@ -163,7 +163,8 @@ _BOUND = re.compile(r"\b(?:more|less|greater|bigger|larger|smaller|fewer|higher|
                     r"(?:\s*/\s*\d+)?|\bat (?:least|most)\s+[+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+)?")
 _BROADCAST = re.compile(r"\b(each|all|every|uniform|uniformly|equal|equally|evenly)\b")
 # Said of shares, these mean 1/n each, n being the number of shares the target declares.
-_UNIFORM = re.compile(r"\b(uniform|uniformly|equal|equally|evenly)\b")
+# "the weights are all the same" too, but not "the same as before" (a comparison, no share).
+_UNIFORM = re.compile(r"\b(uniform|uniformly|equal|equally|evenly|same(?! as\b))\b")
 
 
 _WORD_NUMBERS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",

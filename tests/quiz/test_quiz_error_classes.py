@@ -684,3 +684,19 @@ def test_more_wrong_claims_are_incorrect(item, text):
 def test_the_right_claims_near_those_words(item, text, verdict):
     res = judge(QUIZ.item(item), text)
     assert res.verdict == verdict, res.feedback
+
+
+# ---- shares said to be "the same" are equal shares -------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "weights are same, one third. output i dont know",
+    "the weights are all the same; output unknown",
+])
+def test_shares_said_to_be_the_same_are_equal(text):
+    res = judge(ZERO_QUERIES, text)
+    assert res.verdict == "partial" and res.matched == ["weights"], res.feedback
+
+
+def test_the_same_as_before_is_no_equal_share():
+    res = judge(ZERO_QUERIES, "the weights are the same as before; output unknown")
+    assert "weights" not in res.matched, res.feedback
