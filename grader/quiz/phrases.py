@@ -33,6 +33,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -141,9 +142,18 @@ _CLEFT = re.compile(r"\bit is not ([^,.;]+?) (?:that|which|who) ([^,.;]+?)\s*,\s
 _WORKING_CHAIN = re.compile(r"=[\d\s.,+\-*/()\[\]]*(?==)")
 
 
+# Fractions typed as one character ("⅓", "2⅔" for 8/3), read as "1/3", "8/3".
+_VULGAR = re.compile(r"(\d*)\s?([\u00bc-\u00be\u2150-\u215e])")
+
+
+def _vulgar(m: re.Match) -> str:
+    value = Fraction(int(m.group(1) or 0)) + Fraction(unicodedata.numeric(m.group(2))).limit_denominator(10)
+    return f" {value.numerator}/{value.denominator} " if value.denominator != 1 else f" {value.numerator} "
+
+
 def normalise(text: str) -> str:
     """Lower-case, ASCII punctuation, contractions expanded, word-joining hyphens split."""
-    text = text.lower()
+    text = _VULGAR.sub(_vulgar, text.lower())
     for a, b in (("\u2019", "'"), ("\u2018", "'"), ("\u2212", "-"), ("\u2013", "-"), ("\u2014", " , "),
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
                  ("\u22c5", " dot "), ("\u2192", " , "), ("\u21d2", " , "), ("=>", " , "), ("->", " , "), ("\u2190", " , "), ("<-", " , "), ("+=", " rises by "), ("-=", " falls by "), ("\u2248", " "),

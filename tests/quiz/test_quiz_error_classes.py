@@ -700,3 +700,16 @@ def test_shares_said_to_be_the_same_are_equal(text):
 def test_the_same_as_before_is_no_equal_share():
     res = judge(ZERO_QUERIES, "the weights are the same as before; output unknown")
     assert "weights" not in res.matched, res.feedback
+
+
+# ---- unicode fractions, and weights "defined" by queries and keys ----------------------------------------
+
+@pytest.mark.parametrize("text", ["Weights: [⅓, ⅓, ⅓]; output: [8/3, 2]", "⅓ each, output (2⅔, 2)"])
+def test_unicode_fractions_are_numbers(text):
+    res = judge(ZERO_QUERIES, text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_weights_defined_by_queries_and_keys():
+    res = judge(QUIZ.item("what-mixes"), "the keys and queries define the attention pattern")
+    assert res.verdict == "partial" and "weights-from-queries-keys" in res.matched, res.feedback
