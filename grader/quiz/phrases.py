@@ -127,7 +127,7 @@ _INDICES = [
     (re.compile(r"\b(?:one|1|a) (?:step|position|token|place|slot) (?:ahead|later|forward|further|to the right)\b"), " next "),
     # "leaky or not", "with or without the mask", "either way": regardless.
     (re.compile(r"\b(?:leaky|masked|unmasked|causal|broken|correct|buggy|mask(?:ed)?) or not\b"
-                r"|\bwith or without (?:a |the )?mask(?:ing)?\b|\beither way\b|\bno matter what\b"), " regardless "),
+                r"|\bwith or without (?:a |the )?mask(?:ing)?\b|\beither way\b|\bno matter (?:what|which|where|how)\b"), " regardless "),
     # "on their own", "by itself": alone (an exclusive qualifier, see `said_alone`).
     (re.compile(r"\b(?:on (?:its|their) own|by (?:itself|themselves))\b"), " alone "),
 ]

@@ -713,3 +713,29 @@ def test_unicode_fractions_are_numbers(text):
 def test_weights_defined_by_queries_and_keys():
     res = judge(QUIZ.item("what-mixes"), "the keys and queries define the attention pattern")
     assert res.verdict == "partial" and "weights-from-queries-keys" in res.matched, res.feedback
+
+
+# ---- the intervention and the "why" in still other words ---------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Replace the final input with noise. Outputs for earlier tokens should not budge.",
+    "feed two sequences that differ only in the last token; the outputs for all earlier positions must match",
+])
+def test_the_intervention_in_other_words(text):
+    res = judge(QUIZ.item("row-sums-vs-causality"), text)
+    assert "intervention" in res.matched, res.feedback
+
+
+def test_earlier_outputs_that_must_differ_are_not_the_intervention():
+    res = judge(QUIZ.item("row-sums-vs-causality"), "feed two sequences that differ only in the last token; the "
+                                                    "outputs for all earlier positions must not match")
+    assert "intervention" not in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Every softmax row adds up to one no matter which positions it reads from.",
+    "normalisation only means the weights add to 1; it says nothing about where they point",
+])
+def test_the_why_in_other_words(text):
+    res = judge(QUIZ.item("row-sums-vs-causality"), text)
+    assert "sums-insufficient" in res.matched, res.feedback
