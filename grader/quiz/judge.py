@@ -151,7 +151,7 @@ _NUMBER = re.compile(
 # Written-out exponentials are working, not answers: "e^0/(3e^0)", "exp(0)".
 # So are the arguments of a softmax written out: "softmax(0, 0, 0) = ..." (its parentheses are commas by now).
 _WORKING = re.compile(r"\d*\s*e\s*\^\s*[-+]?\d+(?:\.\d+)?|\bexp\s*,?\s*[-+]?\d+(?:\.\d+)?"
-                      r"|\bsoftmax\s*,?\s*(?:[-+]?(?:\d+(?:\.\d+)?|\.\d+)\s*,\s*)*[-+]?(?:\d+(?:\.\d+)?|\.\d+)")
+                      r"|\bsoftmax\s*,?\s*(?:[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?![\d/.])\s*,\s*)*[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?![\d/.])")
 # A target's name followed by an operator is an expression ("weights @ V = ..."), not a label for the weights.
 _OPERAND = re.compile(r"\s*(?:@|\*|times\b|dot\b|multiplied\b|matmul\b)")
 # Written-out arithmetic is working too: "(2+0+6)/3", "7*1/7" (parentheses are commas by now).

@@ -566,6 +566,7 @@ def test_an_entry_per_position_in_other_words(text):
 @pytest.mark.parametrize("text", [
     "softmax(0, 0, 0) = (1/3, 1/3, 1/3); weights @ V = (8/3, 2)",
     "softmax(0,0,0) gives 0.333 each, and weights times values = [2.667, 2]",
+    "a = softmax([0,0,0]) = [1/3, 1/3, 1/3], y = a @ V = [8/3, 2]",
 ])
 def test_a_target_named_in_an_expression_is_no_label(text):
     res = judge(ZERO_QUERIES, text)
@@ -739,3 +740,11 @@ def test_earlier_outputs_that_must_differ_are_not_the_intervention():
 def test_the_why_in_other_words(text):
     res = judge(QUIZ.item("row-sums-vs-causality"), text)
     assert "sums-insufficient" in res.matched, res.feedback
+
+
+# ---- the target said as what a row is trained to output --------------------------------------------
+
+@pytest.mark.parametrize("text", ["Row i is trained to output token i+1.", "each position learns to produce x_{i+1}"])
+def test_the_target_as_what_a_row_is_trained_to_output(text):
+    res = judge(QUIZ.item("diagonal"), text)
+    assert "target-is-next" in res.matched, res.feedback
