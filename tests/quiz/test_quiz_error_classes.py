@@ -530,6 +530,7 @@ def test_sums_said_to_be_only_normalisation(text):
     "if d_k is big the q k products get a big variance, so we divide to keep it small",
     "so the scores do not get too big with more dimensions, I think?",
     "I guess it keeps the scores from blowing up for wide heads? not totally sure",
+    "maybe so the variance doesnt blow up with big d_k?",
 ])
 def test_the_growth_in_other_words(text):
     res = judge(QUIZ.item("scaling"), text)
@@ -748,3 +749,10 @@ def test_the_why_in_other_words(text):
 def test_the_target_as_what_a_row_is_trained_to_output(text):
     res = judge(QUIZ.item("diagonal"), text)
     assert "target-is-next" in res.matched, res.feedback
+
+
+def test_the_growth_denied_outside_a_purpose_clause_is_not_credited():
+    # "so the numbers don't get huge with more dimensions" states what the division prevents; a plain denial
+    # of the growth states the opposite of the point.
+    res = judge(QUIZ.item("scaling"), "The dot products do not get larger with more dimensions.")
+    assert "variance-grows" not in res.matched, res.feedback
