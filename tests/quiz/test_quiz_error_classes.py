@@ -756,3 +756,8 @@ def test_the_growth_denied_outside_a_purpose_clause_is_not_credited():
     # of the growth states the opposite of the point.
     res = judge(QUIZ.item("scaling"), "The dot products do not get larger with more dimensions.")
     assert "variance-grows" not in res.matched, res.feedback
+
+
+def test_dividing_by_sqrt_to_normalise_the_std_is_not_the_growth():
+    res = judge(QUIZ.item("scaling"), "We divide by sqrt(d_k) to normalize the standard deviation.")
+    assert "variance-grows" not in res.matched, res.feedback
