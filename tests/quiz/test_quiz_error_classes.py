@@ -761,3 +761,9 @@ def test_the_growth_denied_outside_a_purpose_clause_is_not_credited():
 def test_dividing_by_sqrt_to_normalise_the_std_is_not_the_growth():
     res = judge(QUIZ.item("scaling"), "We divide by sqrt(d_k) to normalize the standard deviation.")
     assert "variance-grows" not in res.matched, res.feedback
+
+
+def test_ranges_swapped_with_about_are_wrong():
+    res = judge(QUIZ.item("weights-vs-probabilities"), "the next-token probabilities are about positions and the "
+                                                       "attention weights are about the vocabulary")
+    assert res.verdict == "incorrect", res.feedback
