@@ -767,3 +767,13 @@ def test_ranges_swapped_with_about_are_wrong():
     res = judge(QUIZ.item("weights-vs-probabilities"), "the next-token probabilities are about positions and the "
                                                        "attention weights are about the vocabulary")
     assert res.verdict == "incorrect", res.feedback
+
+
+def test_ranges_swapped_as_entries_per_word_and_per_position_are_wrong():
+    res = judge(QUIZ.item("weights-vs-probabilities"), "attention weights have one entry per vocabulary word, and "
+                                                       "the next-token probabilities one per source position")
+    assert res.verdict == "incorrect", res.feedback
+    # Negative control: the right way round.
+    res = judge(QUIZ.item("weights-vs-probabilities"), "attention weights have one entry per source position, and "
+                                                       "the next-token probabilities one per vocabulary word")
+    assert res.verdict == "correct", res.feedback
