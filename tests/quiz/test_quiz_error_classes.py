@@ -531,6 +531,7 @@ def test_sums_said_to_be_only_normalisation(text):
     "so the scores do not get too big with more dimensions, I think?",
     "I guess it keeps the scores from blowing up for wide heads? not totally sure",
     "maybe so the variance doesnt blow up with big d_k?",
+    "For wide heads, q·k gets large in magnitude, so we scale it down.",
 ])
 def test_the_growth_in_other_words(text):
     res = judge(QUIZ.item("scaling"), text)
