@@ -112,6 +112,7 @@ _INDICES = [
     # "y_1..y_{T-1}", "o_0 ... o_{t-2}": the outputs before the last.
     (re.compile(r"\b([yo])_?\{?[01]\}?\s*(?:\.\.\.?|to|through)\s*\1_?\{?[a-z](?:\s*-\s*[12])?\}?(?![\w}])"),
      " earlier outputs "),
+    (re.compile(r"\b[yo]_?\{\s*<\s*[tn]\s*\}|\b[yo]_<\s*[tn]\b"), " earlier outputs "),  # "y_{<T}"
     (re.compile(r"\b[a-z]\s*<\s*[a-z]\b"), " earlier positions "),
     (re.compile(r"\b[a-z]\s*>\s*[a-z]\b"), " later positions "),
     # "token T-1", "position n-1": the last token, said with the index after its noun.

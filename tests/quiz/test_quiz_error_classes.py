@@ -395,6 +395,7 @@ def test_a_denial_after_a_question_still_takes_it_back_when_worded():
      "intervention"),
     ("row-sums-vs-causality", "edit token n-1 alone; compare outputs 0..n-2 before/after; causal => zero change", "intervention"),
     ("row-sums-vs-causality", "alter x_T and check whether y_1..y_{T-1} change; they should not", "intervention"),
+    ("row-sums-vs-causality", "Test: perturb x_T, assert y_{<T} unchanged.", "intervention"),
     ("weights-vs-probabilities", "an attention row lives in R^T, the next-token distribution in R^|V|", "over-positions"),
     ("weights-vs-probabilities", "an attention row lives in R^T, the next-token distribution in R^|V|", "over-vocabulary"),
 ])
