@@ -94,7 +94,7 @@ QUIZ_DIR = ROOT / "tests" / "quiz"
 
 
 def quiz_lines() -> list[str]:
-    """The quiz judge against teachers' labels, the latest blind set first, then the ones it was tuned on."""
+    """The quiz judge against teachers' labels, the latest set first (each tuned on once measured blind)."""
     from grader.quiz.agreement import blind_agreement, follow_up_agreement, second_labeller
     from grader.quiz.load import DEFAULT_QUIZ, load_quiz
 
@@ -103,7 +103,7 @@ def quiz_lines() -> list[str]:
     agree, sampled = second_labeller(blind, QUIZ_DIR / "quiz_blind_second_labels.yaml")
     agree3, sampled3 = second_labeller(QUIZ_DIR / "quiz_blind3_answers.yaml", QUIZ_DIR / "quiz_blind3_second_labels.yaml")
     lines = [*blind_agreement(quiz, QUIZ_DIR / "quiz_blind3_answers.yaml").lines(
-                 "Third blind set (quiz_blind3_answers.yaml, never tuned on: the blind measure)"),
+                 "Third blind set (quiz_blind3_answers.yaml, blind measure 121/142, a tuning set since 2026-12-02)"),
              f"Second labeller on {sampled3} of the third set's answers: {agree3}/{sampled3} agree with the first",
              *blind_agreement(quiz, QUIZ_DIR / "quiz_blind2_answers.yaml").lines(
                  "Second blind set (quiz_blind2_answers.yaml, blind measure 94/112, a tuning set since 2026-12-01)"),
@@ -176,7 +176,7 @@ def real_table(real) -> list[str]:
 
 def quiz_markdown(lines: list[str]) -> list[str]:
     return [
-        "## The quiz judge on answers nobody here tuned on",
+        "## The quiz judge on teachers' labels (each set tuned on once its blind measure was taken)",
         "",
         "```",
         *lines,
@@ -190,6 +190,10 @@ def quiz_markdown(lines: list[str]) -> list[str]:
         "The judge was first measured on it at 92/128 = 71.9% three ways (82.0% correct-or-not, 4 false praise).",
         "Its later changes were general mechanisms first, then rubric phrasings written after reading blind",
         "answers (listed in the commits that added them), so these numbers are no longer a blind estimate.",
+        "The third set was the blind measure at 121/142 = 85.2% three ways (correct-or-not 132/142, no false",
+        "praise, 4 undetermined); on 2026-12-02 it became a tuning set, fixed by class of error",
+        "(tests/quiz/test_quiz_error_classes.py). No set here is blind now: the next blind measure is a new set,",
+        "written by someone who never read the judge and measured once.",
         "",
     ]
 

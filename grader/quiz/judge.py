@@ -149,7 +149,11 @@ _NUMBER = re.compile(
     r"(?![\w.]\w)"
 )
 # Written-out exponentials are working, not answers: "e^0/(3e^0)", "exp(0)".
-_WORKING = re.compile(r"\d*\s*e\s*\^\s*[-+]?\d+(?:\.\d+)?|\bexp\s*,?\s*[-+]?\d+(?:\.\d+)?")
+# So are the arguments of a softmax written out: "softmax(0, 0, 0) = ..." (its parentheses are commas by now).
+_WORKING = re.compile(r"\d*\s*e\s*\^\s*[-+]?\d+(?:\.\d+)?|\bexp\s*,?\s*[-+]?\d+(?:\.\d+)?"
+                      r"|\bsoftmax\s*,?\s*(?:[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?![\d/.])\s*,\s*)*[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?![\d/.])")
+# A target's name followed by an operator is an expression ("weights @ V = ..."), not a label for the weights.
+_OPERAND = re.compile(r"\s*(?:@|\*|times\b|dot\b|multiplied\b|matmul\b)")
 # Written-out arithmetic is working too: "(2+0+6)/3", "7*1/7" (parentheses are commas by now).
 _ARITHMETIC = re.compile(r"[+-]?\d+(?:\.\d+)?(?:\s*[+*]\s*[+-]?\d+(?:\.\d+)?(?:/\d+)?)+(?:\s*,?\s*/\s*\d+(?:\.\d+)?)?")
 # A share said once for all of them, at the start of an unlabelled answer: "1/3 each -> ...".
@@ -159,7 +163,8 @@ _BOUND = re.compile(r"\b(?:more|less|greater|bigger|larger|smaller|fewer|higher|
                     r"(?:\s*/\s*\d+)?|\bat (?:least|most)\s+[+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+)?")
 _BROADCAST = re.compile(r"\b(each|all|every|uniform|uniformly|equal|equally|evenly)\b")
 # Said of shares, these mean 1/n each, n being the number of shares the target declares.
-_UNIFORM = re.compile(r"\b(uniform|uniformly|equal|equally|evenly)\b")
+# "the weights are all the same" too, but not "the same as before" (a comparison, no share).
+_UNIFORM = re.compile(r"\b(uniform|uniformly|equal|equally|evenly|same(?! as\b))\b")
 
 
 _WORD_NUMBERS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
@@ -168,8 +173,32 @@ _WORD_NUMBERS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4",
 _BY_WORD = re.compile(r"\bby (" + "|".join(_WORD_NUMBERS) + r")\b")
 
 
+_NUMBER_WORD = "|".join(_WORD_NUMBERS)
+# "one over three": a fraction in words.
+_OVER = re.compile(rf"\b({_NUMBER_WORD}|\d+) over ({_NUMBER_WORD}|\d+)\b")
+# A number word standing alone as an item of a list ("8/3, two", "eight thirds and two."): a value, not a count
+# ("the two vectors"); never "one", usually a pronoun.
+_LISTED_WORD = re.compile(rf"(?:(?<=,)|(?<=\band))\s*\b({_NUMBER_WORD.replace('one|', '')})\b(?=\s*(?:[,.;]|$))")
+
+
+# "two and two thirds" (2 and 2/3 by now): a whole number and a fraction.
+_MIXED = re.compile(rf"(?<![/.\d])\b({_NUMBER_WORD}|\d+) and (\d+)/(\d+)\b")
+
+
+def _word_number(word: str) -> str:
+    return _WORD_NUMBERS.get(word, word)
+
+
+def _mixed(m: re.Match) -> str:
+    whole, num, den = int(_word_number(m.group(1))), int(m.group(2)), int(m.group(3))
+    return f"{whole * den + num}/{den}" if 0 < num < den else m.group()  # a proper fraction only
+
+
 def numbers_in(text: str) -> list[float]:
     text = _BY_WORD.sub(lambda m: "by " + _WORD_NUMBERS[m.group(1)], text)
+    text = _MIXED.sub(_mixed, text)
+    text = _OVER.sub(lambda m: f"{_word_number(m.group(1))}/{_word_number(m.group(2))}", text)
+    text = _LISTED_WORD.sub(lambda m: " " + _WORD_NUMBERS[m.group(1)], text)
     text = _WORKING.sub(" ", text)
     text = _BOUND.sub(" ", text)
     text = _ARITHMETIC.sub(" ", text)
@@ -188,7 +217,8 @@ def _segments(text: str, targets: list[NumericTarget]) -> dict[str, list[tuple[s
     for t in targets:
         for alias in t.aliases:
             for m in re.finditer(rf"\b{re.escape(normalise(alias))}\b", text):
-                marks.append((m.start(), m.end(), t.name))
+                if not _OPERAND.match(text, m.end()):
+                    marks.append((m.start(), m.end(), t.name))
     marks.sort()
     segs: dict[str, list[tuple[str, str]]] = {}
     for i, (start, end, name) in enumerate(marks):
@@ -240,9 +270,10 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
     unlabelled = not segs
     if unlabelled and len(item.targets) > 1 and _is_shares(item.targets[0]):
         # "1/3 each, then [8/3, 2]": a share said once for all n stands for n numbers in the count.
-        each = _EACH.search(norm)
+        bare = _WORKING.sub(" ", norm)  # "softmax(0,0,0) gives 1/3 each": the share is still said first
+        each = _EACH.search(bare)
         if each and (one := numbers_in(each.group(1))) and len(one) == 1:
-            rest = numbers_in(norm[each.end():])
+            rest = numbers_in(bare[each.end():])
             everything = one * len(item.targets[0].values) + rest
     offset = 0
     for t in item.targets:

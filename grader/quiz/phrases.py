@@ -33,6 +33,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -53,6 +54,8 @@ _CLAUSE_END = _SENTENCE_END | {",", "but", "however", "whereas", "although", "th
 # A sentence that answers a question with one of these takes the question back ("Unchanged? No.").
 _RETRACT = frozenset("no not nope never wrong false hardly".split())
 _UNSURE = frozenset("sure certain confident".split())
+# Words that grade a doubt without changing it: "not 100% sure", "not entirely certain".
+_DEGREE = frozenset("100 entirely completely totally quite really fully very so that".split())
 
 # Contrastive phrases deny what follows them ("over positions rather than the vocabulary", "different
 # from a cosine similarity", "a separate claim from being causal").
@@ -88,6 +91,11 @@ _SYMBOLS = [
     (re.compile(r"\b(sqrt|ln|log)(?=\d)"), r"\1 "),
     (re.compile(r"\bq\s*k\s*\^\s*t\b|\bqk\b"), " q dot k "),
     (re.compile(r"\bd_?k\b"), " d k "),
+    # "d sub k", "d subscript k", "d_{k}": the key width written out.
+    (re.compile(r"\bd\s*(?:sub|subscript)\s*k\b|\bd_\{k\}"), " d k "),
+    # "R^T", "R^{|V|}": a vector of one entry per position, or per vocabulary word (T is the sequence length).
+    (re.compile(r"\b(?:in\s+)?[r\u211d]\s*\^\s*\{?\s*\|\s*v\s*\|\s*\}?"), " over the vocabulary "),
+    (re.compile(r"\b(?:in\s+)?[r\u211d]\s*\^\s*\{?[tn]\}?(?![\w|]|\s*(?:x|\*|times)\b)"), " over positions "),
 ]
 _TOKEN = re.compile(
     r"[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?:/\d+(?:\.\d+)?)?"  # numbers, fractions included
@@ -101,8 +109,14 @@ _TOKEN = re.compile(
 _INDICES = [
     (re.compile(r"\b(rows?|outputs?|positions?|tokens?|results?|logits)\s+(?:0|1)\s*(?:\.\.\.?|to|through|-|and|,)\s*"
                 r"(?:\d+|[a-z](?:\s*-\s*\d+)?)\b(?!\s*/)"), r" earlier \1 "),
+    # "y_1..y_{T-1}", "o_0 ... o_{t-2}": the outputs before the last.
+    (re.compile(r"\b([yo])_?\{?[01]\}?\s*(?:\.\.\.?|to|through)\s*\1_?\{?[a-z](?:\s*-\s*[12])?\}?(?![\w}])"),
+     " earlier outputs "),
+    (re.compile(r"\b[yo]_?\{\s*<\s*[tn]\s*\}|\b[yo]_<\s*[tn]\b"), " earlier outputs "),  # "y_{<T}"
     (re.compile(r"\b[a-z]\s*<\s*[a-z]\b"), " earlier positions "),
     (re.compile(r"\b[a-z]\s*>\s*[a-z]\b"), " later positions "),
+    # "token T-1", "position n-1": the last token, said with the index after its noun.
+    (re.compile(r"\b(tokens?|positions?|inputs?|rows?|outputs?)\s+[tnl]\s*-\s*1\b"), r" last \1 "),
     (re.compile(r"\b[tnl]\s*-\s*1\b"), " last "),
     # "change 0", "max change 0.000000", "zero difference": nothing moved.
     (re.compile(r"\b(?:max(?:imum)?\s+)?(?:abs(?:olute)?\s+)?(?:change|difference|diff|delta)\s*(?:of|is|was|=|:)?\s*"
@@ -114,7 +128,7 @@ _INDICES = [
     (re.compile(r"\b(?:one|1|a) (?:step|position|token|place|slot) (?:ahead|later|forward|further|to the right)\b"), " next "),
     # "leaky or not", "with or without the mask", "either way": regardless.
     (re.compile(r"\b(?:leaky|masked|unmasked|causal|broken|correct|buggy|mask(?:ed)?) or not\b"
-                r"|\bwith or without (?:a |the )?mask(?:ing)?\b|\beither way\b|\bno matter what\b"), " regardless "),
+                r"|\bwith or without (?:a |the )?mask(?:ing)?\b|\beither way\b|\bno matter (?:what|which|where|how)\b"), " regardless "),
     # "on their own", "by itself": alone (an exclusive qualifier, see `said_alone`).
     (re.compile(r"\b(?:on (?:its|their) own|by (?:itself|themselves))\b"), " alone "),
 ]
@@ -124,14 +138,29 @@ _INDICES = [
 _CLEFT = re.compile(r"\bit is not ([^,.;]+?) (?:that|which|who) ([^,.;]+?)\s*,\s*(?:but\s+)?it is ([^,.;]+)")
 
 
+# A chain of working: "o = (1/3)(2,0)+(1/3)(0,4) = (8/3, 6/3) = (2.667, 2)" states its result after the last "=";
+# the arithmetic between two "=" (no words in it) is dropped, the label before the first is kept.
+_WORKING_CHAIN = re.compile(r"=[\d\s.,+\-*/()\[\]]*(?==)")
+
+
+# Fractions typed as one character ("⅓", "2⅔" for 8/3), read as "1/3", "8/3".
+_VULGAR = re.compile(r"(\d*)\s?([\u00bc-\u00be\u2150-\u215e])")
+
+
+def _vulgar(m: re.Match) -> str:
+    value = Fraction(int(m.group(1) or 0)) + Fraction(unicodedata.numeric(m.group(2))).limit_denominator(10)
+    return f" {value.numerator}/{value.denominator} " if value.denominator != 1 else f" {value.numerator} "
+
+
 def normalise(text: str) -> str:
     """Lower-case, ASCII punctuation, contractions expanded, word-joining hyphens split."""
-    text = text.lower()
+    text = _VULGAR.sub(_vulgar, text.lower())
     for a, b in (("\u2019", "'"), ("\u2018", "'"), ("\u2212", "-"), ("\u2013", "-"), ("\u2014", " , "),
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
-                 ("\u22c5", " dot "), ("\u2192", " , "), ("->", " , "), ("\u2248", " "),
+                 ("\u22c5", " dot "), ("\u2192", " , "), ("\u21d2", " , "), ("=>", " , "), ("->", " , "), ("\u2190", " , "), ("<-", " , "), ("+=", " rises by "), ("-=", " falls by "), ("\u2248", " "),
                  ("\u2260", " is not "), ("!=", " is not ")):
         text = text.replace(a, b)
+    text = _WORKING_CHAIN.sub("", text)
     for pattern, repl in _CONTRACTIONS + _SYMBOLS + _INDICES:
         text = pattern.sub(repl, text)
     text = _FRACTION_WORDS.sub(lambda m: f"{_CARDINALS[m.group(1)]}/{_ORDINALS[m.group(2)]}", text)
@@ -143,6 +172,7 @@ def normalise(text: str) -> str:
     text = re.sub(r"(?<=[a-z0-9])[-_](?=[a-z])", " ", text)
     text = re.sub(r"(?<=[a-z])-(?=\d)", " ", text)
     text = re.sub(r"(?<=[a-z])\.(?=[a-z])", " dot ", text)  # "q.k"
+    text = re.sub(r"(?<=\b[a-z]) \. (?=[a-z]\b)", " dot ", text)  # "q_i . k_j": a spaced dot between symbols
     text = re.sub(r"[()]", " , ", text)  # a parenthesis closes a clause for negation
     text = re.sub(r"[=\[\]{}\"'`:]", " ", text)
     return re.sub(r"\s+", " ", text).strip()
@@ -256,8 +286,11 @@ class Doc:
         return frozenset(out)
 
     def _hedge(self, i: int) -> bool:
-        """"not sure", "not certain" after a question doubt it; they do not deny it ("... i think? not sure")."""
-        return self.tokens[i].text == "not" and i + 1 < len(self.tokens) and self.tokens[i + 1].text in _UNSURE
+        """"not sure", "not 100% certain" after a question doubt it; they do not deny it ("... i think? not sure")."""
+        words = [t.text for t in self.tokens[i:i + 3]]
+        if len(words) > 2 and words[1] in _DEGREE:
+            del words[1]
+        return words[0] == "not" and len(words) > 1 and words[1] in _UNSURE
 
     def token_at(self, offset: int) -> int:
         for i, tok in enumerate(self.tokens):

@@ -66,8 +66,10 @@ def test_modelled_table_agreement():
     # Raised to 147 after the tuning on the second blind set (2026-12-01): this table was run to check that its
     # agreement did not fall and its disagreements were read; the gain came from general mechanisms (positions
     # as indices, contrast scope, sums and causality called different), not from a phrasing for one of its answers.
-    assert agree >= 147
-    assert binary >= 155
+    # Raised to 148 and 156 after the tuning on the third blind set (2026-12-02), measured the same way: the gain is a
+    # target's name inside an expression read as no label ("weights @ V = (2.67, 2)"), a general mechanism.
+    assert agree >= 148
+    assert binary >= 156
 
 
 def test_no_modelled_wrong_claim_judged_correct():

@@ -365,3 +365,417 @@ def test_either_way_is_regardless():
 def test_more_points_in_other_words(item, text, point):
     assert point in judge(QUIZ.item(item), text).matched
 
+
+
+# ==== the classes of error found on the third blind set once it became a tuning set (2026-12-02) ====
+
+# ---- a hedge doubts a question, however it is worded; it does not take it back ---------------------
+
+@pytest.mark.parametrize("text", [
+    "Attention rows are over positions and the other one covers the vocab? not 100% sure",
+    "the weights range over positions, the probabilities over the vocabulary? Not entirely sure though",
+])
+def test_a_worded_hedge_after_a_question_keeps_the_claim(text):
+    res = judge(QUIZ.item("weights-vs-probabilities"), text)
+    assert "over-vocabulary" in res.matched, res.feedback
+
+
+def test_a_denial_after_a_question_still_takes_it_back_when_worded():
+    # Negative control: "Not at all." answers the question.
+    res = judge(QUIZ.item("weights-vs-probabilities"), "The next-token probabilities are over the vocab? Not at all.")
+    assert "over-vocabulary" not in res.matched, res.feedback
+
+
+# ---- notation written inline: subscripts in words, "~", "=>", T-1 after its noun, R^T -----------------
+
+@pytest.mark.parametrize("item,text,point", [
+    ("scaling", "the std of the raw dot product ~ sqrt(d subscript k); divide by it or softmax goes one-hot", "variance-grows"),
+    ("scaling", "standard deviation of q.k is about the root of d sub k", "variance-grows"),
+    ("row-sums-vs-causality", "perturb position T-1 only, then compare rows 0..T-2 before and after: causal gives zero difference",
+     "intervention"),
+    ("row-sums-vs-causality", "edit token n-1 alone; compare outputs 0..n-2 before/after; causal => zero change", "intervention"),
+    ("row-sums-vs-causality", "alter x_T and check whether y_1..y_{T-1} change; they should not", "intervention"),
+    ("row-sums-vs-causality", "Test: perturb x_T, assert y_{<T} unchanged.", "intervention"),
+    ("weights-vs-probabilities", "an attention row lives in R^T, the next-token distribution in R^|V|", "over-positions"),
+    ("weights-vs-probabilities", "an attention row lives in R^T, the next-token distribution in R^|V|", "over-vocabulary"),
+])
+def test_inline_notation_is_read(item, text, point):
+    res = judge(QUIZ.item(item), text)
+    assert point in res.matched, res.feedback
+
+
+def test_the_variance_said_to_be_sqrt_of_the_width_is_a_wrong_claim():
+    # The standard deviation is sqrt(d_k); the variance is d_k. Saying the variance grows like sqrt(d_k) is wrong.
+    for text in ["Variance of q dot k scales like sqrt(d_k), hence the division; otherwise softmax saturates.",
+                 "the variance is sqrt(d_k), so large widths give peaky softmax with tiny gradients"]:
+        res = judge(QUIZ.item("scaling"), text)
+        assert res.verdict == "incorrect", (text, res.feedback)
+    # Negative control: the standard deviation is sqrt(d_k).
+    res = judge(QUIZ.item("scaling"), "The std of q dot k grows like sqrt(d_k), so large widths saturate the softmax "
+                                      "and the gradients vanish.")
+    assert res.verdict == "correct", res.feedback
+
+
+# ---- numbers written as a chain of working, or in words --------------------------------------------
+
+ZERO_QUERIES = QUIZ.item("zero-queries")
+
+
+@pytest.mark.parametrize("text", [
+    "w = (1/3, 1/3, 1/3); y = (2+0+6)/3 , (0+4+2)/3 = (8/3, 2) = (2.67, 2.00)",
+    "a = [0.333, 0.333, 0.333]; o = 1/3*(2,0) + 1/3*(0,4) + 1/3*(6,2) = [2.667, 2]",
+    "weights one over three each, output eight thirds and two.",
+    "shares: one third each; output: [eight thirds, two]",
+    "weights: a third each. output: two and two thirds, two",
+])
+def test_numbers_as_working_chains_or_words(text):
+    res = judge(ZERO_QUERIES, text)
+    assert res.verdict == "correct", res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "a = [1/3,1/3,1/3]; o = (1/3)(2,0)+(1/3)(0,4)+(1/3)(6,2) = (8, 6)",  # the result of the chain is wrong
+    "weights one over two each, output: [four, two]",
+    "weights one third each; output is the sum of the values, two vectors.",
+])
+def test_a_wrong_result_after_working_or_in_words_is_not_credited(text):
+    res = judge(ZERO_QUERIES, text)
+    assert res.verdict != "correct", res.feedback
+
+
+# ---- a choice named by its meaning: "columns" named in passing is not "within a column" ----------------
+
+@pytest.mark.parametrize("text", [
+    "along the final axis (columns j), every row sums to 1",
+    "along dim -1 (the columns), each row adds to one",
+])
+def test_plural_columns_is_not_within_a_column(text):
+    res = judge(QUIZ.item("softmax-axis"), text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_within_a_column_is_still_b():
+    res = judge(QUIZ.item("softmax-axis"), "along each column, so every column sums to one")
+    assert res.verdict == "incorrect" and res.matched == ["B"], res.feedback
+
+
+# ---- wrong claims beside right points ----------------------------------------------------------------
+
+@pytest.mark.parametrize("item,text", [
+    ("what-mixes", "The weights depend on how far apart the positions are; nearer tokens get more weight. Values are mixed."),
+    ("what-mixes", "Attention weights are set by positional proximity, and the value vectors get blended."),
+    ("what-mixes", "the attention weights are based on position: nearby words matter more. Values are blended."),
+    ("what-mixes", "The query is compared with the values to get weights; the keys are what gets summed."),
+    ("weights-vs-probabilities", "Attention rows range over positions; the next-token distribution is simply the final "
+                                 "row of the attention matrix."),
+    ("weights-vs-probabilities", "Attention weights are over positions; the next-token probabilities are the attention "
+                                 "weights of the last position."),
+    ("row-sums-vs-causality", "Sums are one even with a leak, so they prove nothing; instead check that the diagonal "
+                              "entries are zero."),
+    ("row-sums-vs-causality", "Sums are always one, so they show nothing. Change the last token and check that the "
+                              "last position's output does not change."),
+])
+def test_a_wrong_claim_beside_a_right_point_is_incorrect(item, text):
+    res = judge(QUIZ.item(item), text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+@pytest.mark.parametrize("item,text", [
+    ("what-mixes", "The query is compared with the keys, not with the values; the values are what gets summed."),
+    ("what-mixes", "Queries dotted with keys give the weights (not the distance between positions); values are mixed."),
+    ("row-sums-vs-causality", "Sums are one even with a leak, so they prove nothing. Change the last token and check "
+                              "that every earlier position's output does not change."),
+])
+def test_the_right_claims_beside_those_words_are_not_wrong(item, text):
+    res = judge(QUIZ.item(item), text)
+    assert res.verdict == "correct", res.feedback
+
+
+# ---- the intervention as a check whose outcome is left open, and the "why" in other words --------------
+
+@pytest.mark.parametrize("text", [
+    "Perturb the final token and watch whether the outputs at earlier positions move; if they do, it leaks.",
+    "I edit the last input and check if the earlier outputs change. If they change, the mask is broken.",
+    "alter only the future token and compare the earlier outputs before and after; causal means no change",
+    "modify the last token; if any earlier output moves, the mask is broken",
+])
+def test_a_check_left_open_with_what_its_outcome_means_is_the_intervention(text):
+    res = judge(QUIZ.item("row-sums-vs-causality"), text)
+    assert "intervention" in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Change the first token and see whether the later outputs move; if they do, it leaks.",  # backwards
+    "I edit the last input and check if the earlier outputs change.",  # what would a change mean? (test_quiz_scope)
+    "alter only the future token and compare the earlier outputs before and after",
+    "Sums are one even if the mask is broken. Alter the last input and check whether earlier rows move.",
+])
+def test_a_check_of_later_outputs_or_with_no_outcome_is_not_the_intervention(text):
+    res = judge(QUIZ.item("row-sums-vs-causality"), text)
+    assert "intervention" not in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "A sum of one is only normalisation; it tells nothing about which tokens were read.",
+    "rows adding to 1 is just normalization and says nothing about which keys got weight",
+])
+def test_sums_said_to_be_only_normalisation(text):
+    res = judge(QUIZ.item("row-sums-vs-causality"), text)
+    assert "sums-insufficient" in res.matched, res.feedback
+
+
+# ---- the scaling point in other words ------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "it holds the variance of the scores at about one, whatever d_k is",
+    "if d_k is big the q k products get a big variance, so we divide to keep it small",
+    "so the scores do not get too big with more dimensions, I think?",
+    "I guess it keeps the scores from blowing up for wide heads? not totally sure",
+    "maybe so the variance doesnt blow up with big d_k?",
+    "For wide heads, q·k gets large in magnitude, so we scale it down.",
+])
+def test_the_growth_in_other_words(text):
+    res = judge(QUIZ.item("scaling"), text)
+    assert "variance-grows" in res.matched, res.feedback
+
+
+# ---- the own token said not to be the future; one entry per position -----------------------------
+
+@pytest.mark.parametrize("text", [
+    "Looking at your own token is not looking at the future.",
+    "The current token is not the future; only later ones are.",
+])
+def test_the_own_token_is_not_the_future(text):
+    res = judge(QUIZ.item("diagonal"), text)
+    assert "own-token-known" in res.matched, res.feedback
+
+
+def test_the_current_token_not_seeing_the_future_is_another_claim():
+    res = judge(QUIZ.item("diagonal"), "The current token does not see the future.")
+    assert "own-token-known" not in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "each attention row holds T numbers, one for every source position",
+    "the attention ones are about positions",
+])
+def test_an_entry_per_position_in_other_words(text):
+    res = judge(QUIZ.item("weights-vs-probabilities"), text)
+    assert "over-positions" in res.matched, res.feedback
+
+
+# ---- a target's name inside an expression is no label: "weights @ V = ..." is the output ------------
+
+@pytest.mark.parametrize("text", [
+    "softmax(0, 0, 0) = (1/3, 1/3, 1/3); weights @ V = (8/3, 2)",
+    "softmax(0,0,0) gives 0.333 each, and weights times values = [2.667, 2]",
+    "a = softmax([0,0,0]) = [1/3, 1/3, 1/3], y = a @ V = [8/3, 2]",
+])
+def test_a_target_named_in_an_expression_is_no_label(text):
+    res = judge(ZERO_QUERIES, text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_a_wrong_result_of_the_expression_is_not_credited():
+    res = judge(ZERO_QUERIES, "softmax(0, 0, 0) = (1/3, 1/3, 1/3); weights @ V = (2, 2)")
+    assert res.verdict != "correct", res.feedback
+
+
+# ---- a dot product written with spaced dots ("q_i . k_j") is no sentence end ---------------------------
+
+@pytest.mark.parametrize("text", [
+    "weights <- softmax(q_i . k_j / sqrt(d)), out = sum_j a_ij v_j, so the v's are mixed",
+    "a_ij from q . k scores after softmax; the values v get blended",
+])
+def test_a_spaced_dot_product_is_read(text):
+    res = judge(QUIZ.item("what-mixes"), text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_a_sentence_end_between_letters_still_ends_a_sentence():
+    # Negative control: "... is v. K ..." with a capital after the full stop is two sentences.
+    res = judge(QUIZ.item("what-mixes"), "What gets mixed is v. Keys are mixed too.")
+    assert res.verdict == "incorrect", res.feedback
+
+
+# ---- attention weights said to be learned parameters ------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "attention weights are learned parameters, the values are mixed",
+    "The weights are trained parameters of the layer; values get mixed.",
+])
+def test_attention_weights_as_learned_parameters_is_a_wrong_claim(text):
+    res = judge(QUIZ.item("what-mixes"), text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+def test_learned_projection_weights_are_no_wrong_claim():
+    res = judge(QUIZ.item("what-mixes"), "The projection weights are learned parameters; the attention weights come "
+                                         "from the query-key dot products and the values get mixed.")
+    assert res.verdict == "correct", res.feedback
+
+
+# ---- "itself" is the own token, and "it" may stand for it -------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "so each token can attend to itself, it's part of the context already",
+    "a token attending to itself is fine: it is in the context",
+])
+def test_itself_and_a_pronoun_for_it_name_the_own_token(text):
+    res = judge(QUIZ.item("diagonal"), text)
+    assert "own-token-known" in res.matched, res.feedback
+
+
+def test_the_next_token_said_to_be_in_the_context_is_still_not_credited():
+    res = judge(QUIZ.item("diagonal"), "each token attends to the next one, it is part of the context already")
+    assert "own-token-known" not in res.matched, res.feedback
+
+
+# ---- attention weights said to predict the next word: a wrong claim, never praised -----------------------
+
+@pytest.mark.parametrize("text", [
+    "the attention weights predict which word comes next",
+    "Attention weights tell you what token comes next.",
+])
+def test_attention_weights_said_to_pick_the_next_word_is_wrong(text):
+    res = judge(QUIZ.item("weights-vs-probabilities"), text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+def test_the_probabilities_said_to_tell_the_next_word_are_right():
+    res = judge(QUIZ.item("weights-vs-probabilities"), "Attention weights say which positions to read from; the "
+                                                       "next-token probabilities, over the vocabulary, tell which "
+                                                       "word comes next.")
+    assert res.verdict == "correct", res.feedback
+
+
+# ---- an update written as code: "+= 1" is a rise by one ---------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "weights: unchanged. output[0] += 1",
+    "attention weights stay the same; o[0] += 1.0",
+])
+def test_an_increment_written_as_code_is_the_change(text):
+    res = judge(QUIZ.item("value-change"), text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_a_wrong_increment_written_as_code_is_not_credited():
+    res = judge(QUIZ.item("value-change"), "weights: unchanged. output[0] += 7")
+    assert res.verdict != "correct", res.feedback
+
+
+# ---- more wrong claims and paraphrases, found by probes written here -----------------------------------
+
+@pytest.mark.parametrize("item,text", [
+    ("diagonal", "Because token i must see token i+1 to predict it."),
+    ("row-sums-vs-causality", "Sums prove nothing. Change the last token and check that the earlier outputs change."),
+    ("weights-vs-probabilities", "they're the same, both sum to one over the vocabulary"),
+])
+def test_more_wrong_claims_are_incorrect(item, text):
+    res = judge(QUIZ.item(item), text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+@pytest.mark.parametrize("item,text,verdict", [
+    # the negative control expects the earlier outputs to change: no wrong claim
+    ("row-sums-vs-causality", "Sums prove nothing. Change the last token and check that the earlier outputs stay the "
+                              "same; without the mask, check that the earlier outputs change.", "correct"),
+    ("weights-vs-probabilities", "They are the same kind of object, a distribution, but attention is over positions and "
+                                 "the next-token probabilities over the vocabulary.", "correct"),
+    ("what-mixes", "queries and keys make the weights; the output is a mix", "partial"),
+])
+def test_the_right_claims_near_those_words(item, text, verdict):
+    res = judge(QUIZ.item(item), text)
+    assert res.verdict == verdict, res.feedback
+
+
+# ---- shares said to be "the same" are equal shares -------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "weights are same, one third. output i dont know",
+    "the weights are all the same; output unknown",
+])
+def test_shares_said_to_be_the_same_are_equal(text):
+    res = judge(ZERO_QUERIES, text)
+    assert res.verdict == "partial" and res.matched == ["weights"], res.feedback
+
+
+def test_the_same_as_before_is_no_equal_share():
+    res = judge(ZERO_QUERIES, "the weights are the same as before; output unknown")
+    assert "weights" not in res.matched, res.feedback
+
+
+# ---- unicode fractions, and weights "defined" by queries and keys ----------------------------------------
+
+@pytest.mark.parametrize("text", ["Weights: [⅓, ⅓, ⅓]; output: [8/3, 2]", "⅓ each, output (2⅔, 2)"])
+def test_unicode_fractions_are_numbers(text):
+    res = judge(ZERO_QUERIES, text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_weights_defined_by_queries_and_keys():
+    res = judge(QUIZ.item("what-mixes"), "the keys and queries define the attention pattern")
+    assert res.verdict == "partial" and "weights-from-queries-keys" in res.matched, res.feedback
+
+
+# ---- the intervention and the "why" in still other words ---------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Replace the final input with noise. Outputs for earlier tokens should not budge.",
+    "feed two sequences that differ only in the last token; the outputs for all earlier positions must match",
+])
+def test_the_intervention_in_other_words(text):
+    res = judge(QUIZ.item("row-sums-vs-causality"), text)
+    assert "intervention" in res.matched, res.feedback
+
+
+def test_earlier_outputs_that_must_differ_are_not_the_intervention():
+    res = judge(QUIZ.item("row-sums-vs-causality"), "feed two sequences that differ only in the last token; the "
+                                                    "outputs for all earlier positions must not match")
+    assert "intervention" not in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Every softmax row adds up to one no matter which positions it reads from.",
+    "normalisation only means the weights add to 1; it says nothing about where they point",
+])
+def test_the_why_in_other_words(text):
+    res = judge(QUIZ.item("row-sums-vs-causality"), text)
+    assert "sums-insufficient" in res.matched, res.feedback
+
+
+# ---- the target said as what a row is trained to output --------------------------------------------
+
+@pytest.mark.parametrize("text", ["Row i is trained to output token i+1.", "each position learns to produce x_{i+1}"])
+def test_the_target_as_what_a_row_is_trained_to_output(text):
+    res = judge(QUIZ.item("diagonal"), text)
+    assert "target-is-next" in res.matched, res.feedback
+
+
+def test_the_growth_denied_outside_a_purpose_clause_is_not_credited():
+    # "so the numbers don't get huge with more dimensions" states what the division prevents; a plain denial
+    # of the growth states the opposite of the point.
+    res = judge(QUIZ.item("scaling"), "The dot products do not get larger with more dimensions.")
+    assert "variance-grows" not in res.matched, res.feedback
+
+
+def test_dividing_by_sqrt_to_normalise_the_std_is_not_the_growth():
+    res = judge(QUIZ.item("scaling"), "We divide by sqrt(d_k) to normalize the standard deviation.")
+    assert "variance-grows" not in res.matched, res.feedback
+
+
+def test_ranges_swapped_with_about_are_wrong():
+    res = judge(QUIZ.item("weights-vs-probabilities"), "the next-token probabilities are about positions and the "
+                                                       "attention weights are about the vocabulary")
+    assert res.verdict == "incorrect", res.feedback
+
+
+def test_ranges_swapped_as_entries_per_word_and_per_position_are_wrong():
+    res = judge(QUIZ.item("weights-vs-probabilities"), "attention weights have one entry per vocabulary word, and "
+                                                       "the next-token probabilities one per source position")
+    assert res.verdict == "incorrect", res.feedback
+    # Negative control: the right way round.
+    res = judge(QUIZ.item("weights-vs-probabilities"), "attention weights have one entry per source position, and "
+                                                       "the next-token probabilities one per vocabulary word")
+    assert res.verdict == "correct", res.feedback
