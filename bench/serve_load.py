@@ -85,6 +85,20 @@ def tree(root: int) -> set[int]:
     return inside
 
 
+def cpu_seconds(pids: set[int]) -> float:
+    """CPU time of these processes and of the children each has reaped (the sandbox's children are
+    reaped by its servers, which live as long as the workers), from /proc/PID/stat."""
+    ticks = 0
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        ticks += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def memory(pids: set[int]) -> tuple[int, int]:
     """(sum of RSS, sum of PSS) in bytes of these processes, from smaps_rollup."""
     rss = pss = 0
@@ -172,21 +186,23 @@ class Server:
             self.proc.wait(timeout=120)
 
 
-def run(base: str, plan: dict[str, list[tuple[int, bytes]]], think: dict[str, list[float]],
-        arrive: dict[str, float]) -> tuple[list[tuple[int, str, float]], float]:
-    t0 = time.monotonic()
+def run(server: Server, plan: dict[str, list[tuple[int, bytes]]], think: dict[str, list[float]],
+        arrive: dict[str, float]) -> tuple[list[tuple[int, str, float]], float, float]:
+    """Every student's uploads; their (upload, page, seconds), the wall time, the server tree's CPU seconds."""
+    cpu0, t0 = cpu_seconds(tree(server.proc.pid)), time.monotonic()
     with ThreadPoolExecutor(max_workers=len(plan)) as pool:
-        done = [r for rs in pool.map(lambda key: student(base, key, plan[key], think[key], arrive[key]), plan)
+        done = [r for rs in pool.map(lambda key: student(server.base, key, plan[key], think[key], arrive[key]), plan)
                 for r in rs]
-    return done, time.monotonic() - t0
+    return done, time.monotonic() - t0, cpu_seconds(tree(server.proc.pid)) - cpu0
 
 
-def summary(title: str, done: list[tuple[int, str, float]], wall: float) -> None:
+def summary(title: str, done: list[tuple[int, str, float]], wall: float, cpu: float) -> None:
     times = sorted(s for _, _, s in done)
     p95 = times[max(0, int(round(0.95 * len(times))) - 1)]
     print(title)
     print(f"  upload to feedback: p50 {statistics.median(times):.2f} s, p95 {p95:.2f} s, max {times[-1]:.2f} s")
-    print(f"  {len(done)} graded in {wall:.1f} s ({len(done) / wall:.2f} uploads/s)")
+    print(f"  {len(done)} graded in {wall:.1f} s ({len(done) / wall:.2f} uploads/s); the server's process tree "
+          f"spent {cpu:.1f} s of CPU, {cpu / len(done):.2f} s per upload")
 
 
 def main() -> int:
@@ -216,9 +232,9 @@ def main() -> int:
                 plan = {k: [] for k in keys}
                 for n in range(args.uploads):
                     plan[keys[n % len(keys)]].append(upload())
-                done, wall = run(server.base, plan, {k: [0.0] * len(v) for k, v in plan.items()}, dict.fromkeys(keys, 0.0))
+                done, wall, cpu = run(server, plan, {k: [0.0] * len(v) for k, v in plan.items()}, dict.fromkeys(keys, 0.0))
                 results.append((f"burst: {args.uploads} uploads by {args.students} students at once, zero think time "
-                                "(each uploads again as soon as its report is shown)", done, wall))
+                                "(each uploads again as soon as its report is shown)", done, wall, cpu))
             if args.per_student:
                 rng = random.Random(args.seed)
                 plan = {k: [upload() for _ in range(args.per_student)] for k in keys}
@@ -226,23 +242,23 @@ def main() -> int:
                 think = {k: [args.think_min + rng.expovariate(1 / extra) if extra > 0 else args.think_min
                              for _ in range(args.per_student)] for k in keys}
                 arrive = {k: rng.uniform(0, args.arrival) for k in keys}
-                done, wall = run(server.base, plan, think, arrive)
+                done, wall, cpu = run(server, plan, think, arrive)
                 results.append((f"class: {args.students} students, {args.per_student} uploads each, arriving over "
                                 f"{args.arrival:g} s, reading each report {args.think_min:g} s + exponential "
                                 f"(mean {args.think_mean:g} s in all) before the next upload (seed {args.seed})",
-                                done, wall))
+                                done, wall, cpu))
         finally:
             hwm = server.stop()
         from grader.serve.store import CourseStore
 
         store = CourseStore(Path(tmp) / "course.sqlite")
         graded = [s for key in keys for s in store.history(key) if s.state == "graded"]
-        every = [r for _, done, _ in results for r in done]
+        every = [r for _, done, _, _ in results for r in done]
         assert len(graded) == len(every) == len({w for _, w, _ in every}), "an upload was lost or graded twice"
         print(f"grader serve on loopback, real sandbox, instructor rubric, {args.workers or 'default'} workers "
               f"({os.cpu_count()} cores, {len(os.sched_getaffinity(0))} usable)")
-        for title, done, wall in results:
-            summary(title, done, wall)
+        for title, done, wall, cpu in results:
+            summary(title, done, wall, cpu)
         print(f"  server peak memory: web process {hwm / 2**20:.0f} MiB (VmHWM); process tree, sampled every 0.2 s: "
               f"{server.peak_rss / 2**20:.0f} MiB RSS summed, {server.peak_pss / 2**20:.0f} MiB PSS summed "
               f"(at most {server.processes} processes)")
