@@ -134,9 +134,10 @@ def test_only_a_dead_workers_claim_goes_back_to_the_queue(tmp_path):
         impostor = ProcessIdentity(live.pid, str(int(ProcessIdentity.of(live.pid).started) + 1))
         assert store.requeue_abandoned(alive=lambda who: who == impostor) == 1
         assert store.get(a).state == "queued"
-    finally:
-        live.kill()
-        live.wait()
+    finally:  # the test leaves nothing running, even when it fails
+        for p in (live, dead):
+            p.kill()
+            p.wait()
 
 
 # A server with two worker processes: the one that claims upload 3 hangs there holding its claim,
