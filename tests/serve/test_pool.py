@@ -78,3 +78,67 @@ def test_a_worker_that_ends_has_its_claim_graded_by_another(tmp_path):
         assert Report.model_validate_json(attempt.report).score == 9
         assert Report.model_validate_json(attempt.report).runtime.output != f"pid {marker.read_text()}"
         _upload_and_wait(base, "p1", "x = 1  # score 4\n")  # and it goes on grading
+
+
+def _tree(root: int) -> set[int]:
+    """`root` and its descendants, from /proc."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                parents[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    inside, frontier = {root}, [root]
+    while frontier:
+        pid = frontier.pop()
+        for child, parent in parents.items():
+            if parent == pid and child not in inside:
+                inside.add(child)
+                frontier.append(child)
+    return inside
+
+
+def test_a_served_course_killed_with_sigkill_leaves_no_process_behind(tmp_path):
+    """`grader serve` as an instructor starts it (workers, their sandboxes' servers, the seed), then SIGKILL."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from support.corpora import ROOT
+
+    path = write_course(tmp_path, CLASS, workers="2")
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    server = subprocess.Popen([sys.executable, "-m", "grader", "serve", "--course", str(path), "--port", str(port)],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while True:  # waits for the state (serving, its workers' sandboxes warm), not for a time
+            assert server.poll() is None, "the server did not start"
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/", timeout=5).status_code == 401:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        everyone = _tree(server.pid) - {server.pid}
+        while len(everyone) < 3:  # the seed and two workers at least
+            assert server.poll() is None
+            time.sleep(0.05)
+            everyone = _tree(server.pid) - {server.pid}
+        identities = [i for i in (ProcessIdentity.of(p) for p in everyone) if i is not None]
+    finally:
+        server.send_signal(signal.SIGKILL)
+        server.wait()
+    for _ in range(6000):  # polls for the state; nothing is asserted about time
+        if not any(i.alive() for i in identities):
+            break
+        time.sleep(0.01)
+    left = [i.pid for i in identities if i.alive()]
+    for pid in left:  # the test leaves nothing running, even when it fails
+        os.kill(pid, signal.SIGKILL)
+    assert not left, "a process of the killed server outlived it"
