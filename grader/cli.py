@@ -261,7 +261,7 @@ def _serve(args) -> int:
 
     if args.action == "tokens":
         return print_tokens(Path(args.course), base_url=args.base_url)
-    return serve(Path(args.course), host=args.host, port=args.port, before_secret=plant_seed)
+    return serve(Path(args.course), host=args.host, port=args.port, before_secret=plant_seed, workers=args.workers)
 
 
 def _override(args) -> int:
@@ -453,6 +453,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--host", default="127.0.0.1")
         p.add_argument("--port", type=int, default=8000)
         p.add_argument("--base-url", default="http://127.0.0.1:8000", help="for the links `serve tokens` prints")
+        p.add_argument("--workers", type=_positive, metavar="N", help="grading processes (default: the course file's "
+                       "workers:, else the cores this process may use)")
         p.set_defaults(func=_serve)
 
         sub.add_parser("demo", help="grade the bundled example and show the feedback").set_defaults(func=_demo)

@@ -1,7 +1,12 @@
-"""The web app: sign-in by link token, upload, the student's report and history, the class view."""
+"""The web app: sign-in by link token, upload, the student's report and history, the class view.
+
+Grading happens elsewhere (the worker processes of `pool`, or one thread for tests and embedding); a
+report is rendered once per reader and kept in the store, since its pictures cost more CPU than
+grading the file, and a waiting page long-polls (`waiting`) instead of reloading itself."""
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import re
@@ -15,8 +20,9 @@ from typing import TYPE_CHECKING
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from grader.report.html import render_fragment
@@ -25,10 +31,12 @@ from grader.serve import course as course_mod
 from grader.serve.course import Course
 from grader.serve.store import CourseStore, QueueFull, Submission, next_allowed
 from grader.serve.tokens import Who, sign_ins, token_hash
-from grader.serve.worker import Grade, drain
+from grader.serve.waiting import NO_SCRIPT_REFRESH_S, RECHECK_S, SCRIPT, SCRIPT_SRC, WAIT_S, Waiting
+from grader.serve.worker import Grade, drain, start_worker
 
 if TYPE_CHECKING:
     from grader.serve.passback import Passer
+    from grader.serve.pool import Workers
 
 COOKIE = "grader_session"
 _log = logging.getLogger("grader.serve")
@@ -43,8 +51,10 @@ class Service:
         self.course, self.store, self.clock = course, store, clock
         self.names = course_mod.students(course)
         self.tokens = sign_ins(secret, list(self.names))
-        self.wake = threading.Event()
-        self.graded = threading.Event()  # the worker graded something: the passback looks at once
+        self.wake = threading.Event()  # the worker thread's, when grading runs in this process
+        self.workers: Workers | None = None  # the worker processes, when grading runs in them
+        self.waiting, self.wait_s, self.recheck_s = Waiting(), WAIT_S, RECHECK_S
+        self.graded_any = threading.Event()  # the worker graded something: the passback looks at once
         self.stopping = threading.Event()
         self.lti_keys = self.entries = None
         if course.lti is not None:  # a key set or roster that cannot be read stops the start, not a launch
@@ -57,10 +67,40 @@ class Service:
         found = self.store.session(token_hash(sid)) if sid else None
         return (Who(found[0], found[1]), found[2]) if found else None
 
-    def page(self, template: str, status: int = 200, **values) -> HTMLResponse:
-        html = _templates.get_template(template).render(course_title=self.course.title, **values)
-        return HTMLResponse(html, status_code=status, headers={"Content-Security-Policy": _CSP,
+    def page(self, template: str, status: int = 200, *, script: bool = False, **values) -> HTMLResponse:
+        """`script`: the page carries the waiting script, the one script its policy lets run."""
+        html = _templates.get_template(template).render(course_title=self.course.title, script=script and SCRIPT,
+                                                        no_script_refresh=NO_SCRIPT_REFRESH_S, **values)
+        csp = _CSP + (f"; script-src {SCRIPT_SRC}; connect-src 'self'" if script else "")
+        return HTMLResponse(html, status_code=status, headers={"Content-Security-Policy": csp,
                                                                 "Cache-Control": "no-store"})
+
+    def queued(self) -> None:
+        """An upload is in the queue: wake whoever grades."""
+        self.wake.set()
+        if self.workers is not None:
+            self.workers.wake()
+
+    def graded(self, submission: int) -> None:
+        """A worker graded `submission` (from any thread): its waiters hear it, the passback looks."""
+        self.waiting.graded(submission)
+        self.graded_any.set()
+
+    def readable(self, who: Who, submission: int) -> Submission | None:
+        """The attempt if `who` may read it: the instructor any, a student only their own."""
+        s = self.store.get(submission)
+        return s if s is not None and (who.role == "instructor" or s.student == who.key) else None
+
+    async def fragment(self, s: Submission, *, audience: str, published: bool) -> Markup:
+        """The graded report for this reader: rendered once (by the worker, or here the first time, off
+        the event loop) and then read from the store."""
+        key = (audience, published)
+        html = self.store.page(s.id, key)
+        if html is None:
+            report = Report.model_validate_json(s.report)
+            html = await run_in_threadpool(render_fragment, report, audience=audience, published=published)
+            self.store.keep_page(s.id, key, html)
+        return Markup(html)
 
     def result(self, s: Submission, *, instructor: bool) -> str:
         if s.report is None:
@@ -182,7 +222,7 @@ async def lti_launch(request: Request) -> Response:
         return _denied(svc, 403, str(why))
     if launch.who.role == "student" and launch.lineitem:
         states.link(launch.who.key, launch.user_id, launch.lineitem)
-        svc.graded.set()  # a grade already there goes to this line item now
+        svc.graded_any.set()  # a grade already there goes to this line item now
     return _signed_in(svc, launch.who, request)
 
 
@@ -243,7 +283,7 @@ async def submit(request: Request) -> Response:
         sid = svc.store.enqueue(who.key, _safe_name(filename), source, svc.clock(), limit=svc.course.queue_limit)
     except QueueFull:
         return svc.page("message.html", 503, message="The grader is busy; try again in a minute.", back="/")
-    svc.wake.set()
+    svc.queued()
     return RedirectResponse(f"/submissions/{sid}", 303)
 
 
@@ -258,22 +298,39 @@ async def submission(request: Request) -> Response:
     if found is None:
         return _denied(svc, 401, "Sign in with the link your instructor sent you.")
     who, csrf = found
-    s = svc.store.get(int(request.path_params["id"]))
-    instructor = who.role == "instructor"
-    if s is None or not (instructor or s.student == who.key):
+    s = svc.readable(who, int(request.path_params["id"]))
+    if s is None:
         return _denied(svc, 404, "No such attempt.")  # another student's attempt does not exist for you
+    instructor = who.role == "instructor"
     history = svc.store.history(s.student)
     number = [h.id for h in history].index(s.id) + 1
     fragment = change = None
     audience, published = ("instructor" if instructor else "student"), instructor or svc.course.released(svc.clock())
     if s.report is not None:
-        report = Report.model_validate_json(s.report)
-        fragment = Markup(render_fragment(report, audience=audience, published=published))
+        fragment = await svc.fragment(s, audience=audience, published=published)
         if number > 1:
             change = _change(svc, history[number - 2], s, number, audience=audience, published=published)
     back = f"/class/{s.student}" if instructor else "/"
     return svc.page("report.html", who=svc.names.get(who.key, "instructor"), csrf=csrf, fragment=fragment,
-                    state=s.state, number=number, back=back, refresh=fragment is None, change=change)
+                    state=s.state, number=number, back=back, refresh=fragment is None, change=change,
+                    script=fragment is None, wait=f"/submissions/{s.id}/wait")
+
+
+async def wait(request: Request) -> Response:
+    """The long poll: `{"state": ...}` once the attempt is graded, or after at most `wait_s` seconds."""
+    svc: Service = request.app.state.svc
+    found = svc.who(request)
+    if found is None:
+        return JSONResponse({"error": "not signed in"}, 401)
+    s = svc.readable(found[0], int(request.path_params["id"]))
+    if s is None:
+        return JSONResponse({"error": "no such attempt"}, 404)  # the same answer as for one that does not exist
+    loop = asyncio.get_running_loop()
+    end = loop.time() + svc.wait_s
+    while s.state != "graded" and (left := end - loop.time()) > 0:
+        await svc.waiting.until_graded(s.id, min(left, svc.recheck_s))
+        s = svc.store.get(s.id)
+    return JSONResponse({"state": s.state}, headers={"Cache-Control": "no-store"})
 
 
 def _change(svc: Service, before: Submission, after: Submission, number: int, *, audience: str, published: bool):
@@ -333,50 +390,74 @@ async def sign_out(request: Request) -> Response:
 
 
 def _work(svc: Service, grade: Grade) -> None:
+    """Grading in this process (tests, embedding): one thread, sharing the interpreter with the pages."""
+    from grader.serve.worker import student_pages
+
+    worker, present = start_worker(svc.store), student_pages(svc.course, svc.clock)
     while not svc.stopping.is_set():
         svc.wake.clear()  # before draining: an upload during the drain wakes the next round at once
-        if drain(svc.store, grade):
-            svc.graded.set()
+        drain(svc.store, grade, worker=worker, present=present, graded=svc.graded)
         svc.wake.wait(timeout=1.0)
 
 
 def _pass_back(svc: Service, passer: Passer) -> None:
     """Its own thread: an LMS that is slow or down delays the passback, never the grading."""
     while not svc.stopping.is_set():
-        svc.graded.clear()
+        svc.graded_any.clear()
         try:
             passer.send_due(svc.clock(), released=svc.course.released)
         except Exception as err:  # the queue in the store keeps every grade; the next round retries
             _log.warning("grade passback round failed (%s); it is retried", type(err).__name__)
-        svc.graded.wait(timeout=5.0)
+        svc.graded_any.wait(timeout=5.0)
+
+
+def _lost(svc: Service, pid: int, status: int) -> None:
+    """A worker process ended while the server runs: its claim goes back to the others."""
+    requeued = svc.store.requeue_abandoned()
+    left = len(svc.workers.sockets) if svc.workers is not None else 0
+    _log.warning("grading worker %d ended (status %d); %d claim(s) back in the queue, %d worker(s) left",
+                 pid, status, requeued, left)
+    if left:
+        svc.queued()
 
 
 def make_app(course: Course, secret: str, *, grade: Grade | None, store: CourseStore | None = None,
-             clock: Callable[[], datetime] = course_mod.now, passer: Passer | None = None) -> Starlette:
-    """`grade` None: no worker in this process (tests drive the queue and the passback themselves)."""
+             clock: Callable[[], datetime] = course_mod.now, passer: Passer | None = None,
+             workers: Workers | None = None) -> Starlette:
+    """`workers`: the grading processes (the service); else `grade`: one worker thread in this process;
+    neither: no worker (tests drive the queue and the passback themselves)."""
     svc = Service(course, secret, store=store or CourseStore(course.store), clock=clock)
-    if passer is None and grade is not None and course.lti is not None:
+    svc.workers = workers
+    grading = grade is not None or workers is not None
+    if passer is None and grading and course.lti is not None:
         from grader.serve.passback import Passer
 
         passer = Passer(course.lti, svc.store)
 
     @asynccontextmanager
     async def lifespan(app):
+        loop = asyncio.get_running_loop()
+        svc.waiting.bind(loop)
+        if workers is not None:
+            workers.attach(loop, svc.graded, lost=lambda pid, status: _lost(svc, pid, status))
         threads = [threading.Thread(target=_work, args=(svc, grade), name="grader-worker", daemon=True)] if grade else []
-        if passer is not None and grade:
+        if passer is not None and grading:
             threads.append(threading.Thread(target=_pass_back, args=(svc, passer), name="grader-passback", daemon=True))
         for t in threads:
             t.start()
         yield
         svc.stopping.set()
         svc.wake.set()
-        svc.graded.set()
+        svc.graded_any.set()
         for t in threads:
             t.join(timeout=60)
+        if workers is not None:
+            workers.close(loop)  # the server is stopping: nothing else waits on the loop
 
     app = Starlette(routes=[
         Route("/", home), Route("/sign-in", sign_in), Route("/submit", submit, methods=["POST"]),
-        Route("/submissions/{id:int}", submission), Route("/class", class_view),
+        Route("/submissions/{id:int}", submission), Route("/submissions/{id:int}/wait", wait),
+        Route("/class", class_view),
         Route("/class/{student}", student_history), Route("/sign-out", sign_out, methods=["POST"]),
         Route("/lti/login", lti_login, methods=["GET", "POST"]), Route("/lti/launch", lti_launch, methods=["POST"]),
         Route("/lti/jwks", lti_jwks),

@@ -81,6 +81,7 @@ class Course(BaseModel):
     release: Literal["immediate", "after_due", "manual"] = "after_due"
     max_upload_kb: int = Field(default=256, ge=1, le=1024)
     queue_limit: int = Field(default=500, ge=1)
+    workers: int | None = Field(default=None, ge=1)  # grading processes; default: the cores this server may use
     store: Path = Path("course.sqlite")
     lti: Lti | None = None
 

@@ -28,8 +28,10 @@ def print_tokens(course_path: Path, *, base_url: str) -> int:
     return 0
 
 
-def serve(course_path: Path, *, host: str, port: int, before_secret: Callable[[], None]) -> int:
-    """`before_secret` plants the sandbox's seed: its servers are forked before the secret is read."""
+def serve(course_path: Path, *, host: str, port: int, before_secret: Callable[[], None],
+          workers: int | None = None) -> int:
+    """`before_secret` plants the sandbox's seed: its servers are forked before the secret is read.
+    `workers`: grading processes (else the course file's `workers:`, else the cores this process may use)."""
     from grader.rubric import load_rubric
 
     try:
@@ -47,14 +49,22 @@ def serve(course_path: Path, *, host: str, port: int, before_secret: Callable[[]
         return 2
     import uvicorn
 
+    from grader.batch.cores import usable_cores
     from grader.serve.app import make_app
-    from grader.serve.worker import sandbox_grader
+    from grader.serve.course import now
+    from grader.serve.pool import Workers
+    from grader.serve.worker import sandbox_grader, student_pages
 
+    def grader():  # in each worker, after the fork: its own warm sandbox
+        return sandbox_grader(course.rubric, secret), student_pages(course, now)
+
+    # Forked here, before uvicorn starts a thread: the pages are served by this process, grading by them.
+    pool = Workers(course.store, grader, workers or course.workers or usable_cores())
     try:  # the LTI key set and the tool's key are read at the start, so a bad one stops it here
-        app = make_app(course, secret, grade=sandbox_grader(course.rubric, secret))
+        app = make_app(course, secret, grade=None, workers=pool)
     except RubricError as err:
+        pool.close()
         print("\n".join(f"grader: {p}" for p in err.problems), file=sys.stderr)
         return 2
-    # One process: the worker thread and its warm sandbox live beside the app; uvicorn's log has no tokens.
-    uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+    uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)  # its log has no tokens
     return 0

@@ -1,12 +1,16 @@
 """The course's store: submissions, their queue and their reports, and sign-in sessions, in SQLite (WAL).
 
-A submission is `queued`, `claimed` by one worker (its pid), or `graded`; a claim left by a dead
-worker is put back in the queue when a worker starts, so each is graded exactly once."""
+A submission is `queued`, `claimed` by one worker, or `graded`. A worker claims under a start id it
+registers with its process's identity (pid and the kernel's start time of that pid), so a claim is
+put back in the queue only when the process that holds it is gone: a live worker's claim never is,
+and a dead worker's pid reused by another process does not keep its claim alive. Each submission is
+graded exactly once: `finish` writes only for the claim's holder."""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -24,6 +28,18 @@ CREATE TABLE IF NOT EXISTS submissions (
 );
 CREATE INDEX IF NOT EXISTS by_student ON submissions (student, id);
 CREATE INDEX IF NOT EXISTS by_state ON submissions (state, id);
+CREATE TABLE IF NOT EXISTS workers (
+  id INTEGER PRIMARY KEY,
+  pid INTEGER NOT NULL,
+  started TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pages (
+  submission INTEGER NOT NULL,
+  audience TEXT NOT NULL,
+  published INTEGER NOT NULL,
+  html TEXT NOT NULL,
+  PRIMARY KEY (submission, audience, published)
+);
 CREATE TABLE IF NOT EXISTS sessions (
   id_hash TEXT PRIMARY KEY,
   role TEXT NOT NULL,
@@ -55,6 +71,36 @@ CREATE TABLE IF NOT EXISTS passbacks (
 
 class QueueFull(Exception):
     pass
+
+
+PageKey = tuple[str, bool]  # (audience, published): who reads a rendered report, and whether grades are out
+
+
+@dataclass(frozen=True)
+class ProcessIdentity:
+    """A process as the kernel knows it: its pid and that pid's start time (a reused pid has another)."""
+
+    pid: int
+    started: str
+
+    @classmethod
+    def of(cls, pid: int) -> ProcessIdentity | None:
+        started = _start_time(pid)
+        return None if started is None else cls(pid, started)
+
+    def alive(self) -> bool:
+        return _start_time(self.pid) == self.started
+
+
+def _start_time(pid: int) -> str | None:
+    """The pid's start time in clock ticks since boot (/proc/PID/stat, field 22); None when no such
+    process runs (a zombie has ended: its claims are free)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()
+    return None if fields[0] in ("Z", "X") else fields[19]
 
 
 @dataclass(frozen=True)
@@ -98,11 +144,22 @@ class CourseStore:
                              (student, filename, source, at.isoformat()))
             return int(cur.lastrowid)
 
-    def requeue_abandoned(self, alive: int) -> int:
-        """Claims not held by `alive` (this worker's pid) go back in the queue: their worker is gone."""
+    def register_worker(self, worker: int, identity: ProcessIdentity) -> None:
+        """`worker` (a start id) claims from now on for the process `identity` names."""
         with self._db() as db:
-            return db.execute("UPDATE submissions SET state='queued', claimed_by=NULL "
-                              "WHERE state='claimed' AND claimed_by != ?", (alive,)).rowcount
+            db.execute("INSERT OR REPLACE INTO workers VALUES (?, ?, ?)", (worker, identity.pid, identity.started))
+
+    def requeue_abandoned(self, alive: Callable[[ProcessIdentity], bool] | None = None) -> int:
+        """Claims whose worker's process is gone (or that no registered worker holds) go back in the queue."""
+        alive = alive or ProcessIdentity.alive
+        with self._db() as db:
+            holders = db.execute("SELECT DISTINCT s.claimed_by, w.pid, w.started FROM submissions s LEFT JOIN "
+                                 "workers w ON w.id = s.claimed_by WHERE s.state='claimed'").fetchall()
+            dead = [h for h, pid, started in holders if pid is None or not alive(ProcessIdentity(pid, started))]
+            for holder in dead:
+                db.execute("DELETE FROM workers WHERE id=?", (holder,))
+            return sum(db.execute("UPDATE submissions SET state='queued', claimed_by=NULL "
+                                  "WHERE state='claimed' AND claimed_by=?", (h,)).rowcount for h in dead)
 
     def claim(self, worker: int) -> tuple[int, str, bytes] | None:
         with self._db() as db:
@@ -111,12 +168,35 @@ class CourseStore:
                              "RETURNING id, filename, source", (worker,)).fetchone()
         return (int(row[0]), row[1], bytes(row[2])) if row else None
 
-    def finish(self, submission: int, worker: int, report_json: str) -> bool:
-        """False when the claim is no longer this worker's (it was re-queued): nothing is written twice."""
+    def finish(self, submission: int, worker: int, report_json: str, pages: dict[PageKey, str] | None = None) -> bool:
+        """False when the claim is no longer this worker's (it was re-queued): nothing is written twice.
+        `pages`: the report already rendered for some readers, stored in the same transaction."""
         with self._db() as db:
-            return db.execute("UPDATE submissions SET state='graded', report=?, claimed_by=NULL "
+            done = db.execute("UPDATE submissions SET state='graded', report=?, claimed_by=NULL "
                               "WHERE id=? AND state='claimed' AND claimed_by=?",
                               (report_json, submission, worker)).rowcount == 1
+            if done:
+                for (audience, published), html in (pages or {}).items():
+                    db.execute("INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?)",
+                               (submission, audience, int(published), html))
+            return done
+
+    def page(self, submission: int, key: PageKey) -> str | None:
+        """The graded report as `key`'s reader sees it, rendered once (a report never changes once graded)."""
+        with self._db() as db:
+            row = db.execute("SELECT html FROM pages WHERE submission=? AND audience=? AND published=?",
+                             (submission, key[0], int(key[1]))).fetchone()
+        return row[0] if row else None
+
+    def keep_page(self, submission: int, key: PageKey, html: str) -> None:
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?)", (submission, key[0], int(key[1]), html))
+
+    def states(self, submissions: list[int]) -> dict[int, str]:
+        with self._db() as db:
+            rows = db.execute(f"SELECT id, state FROM submissions WHERE id IN ({','.join('?' * len(submissions))})",
+                              submissions).fetchall()
+        return {int(i): state for i, state in rows}
 
     def waiting(self) -> int:
         with self._db() as db:

@@ -1,7 +1,9 @@
-"""The one worker: takes the oldest queued submission, grades it as `grade` does, stores the report."""
+"""A worker: takes the oldest queued submission, grades it as `grade` does, stores the report (and the
+student's page of it, rendered once here rather than by the web process on every view)."""
 
 from __future__ import annotations
 
+import os
 import secrets
 import tempfile
 from collections.abc import Callable
@@ -9,9 +11,11 @@ from pathlib import Path
 
 from grader.report.models import Report
 from grader.sandbox import Sandbox
-from grader.serve.store import CourseStore
+from grader.serve.store import CourseStore, PageKey, ProcessIdentity
 
 Grade = Callable[[Path], Report]
+# The pages a worker renders as it grades: (audience, published) -> the report's HTML for that reader.
+Present = Callable[[Report], dict[PageKey, str]]
 
 
 def sandbox_grader(rubric_path: Path, secret: str, sandbox: Sandbox | None = None) -> Grade:
@@ -40,11 +44,11 @@ def sandbox_grader(rubric_path: Path, secret: str, sandbox: Sandbox | None = Non
     return grade
 
 
-def grade_one(store: CourseStore, grade: Grade, *, worker: int) -> bool:
-    """Grades one queued submission; False when the queue is empty."""
+def grade_one(store: CourseStore, grade: Grade, *, worker: int, present: Present | None = None) -> int | None:
+    """Grades one queued submission; its id, or None when the queue is empty."""
     claimed = store.claim(worker)
     if claimed is None:
-        return False
+        return None
     submission, filename, source = claimed
     # Each file alone in its own folder, under the name the student gave: nothing else is in reach.
     with tempfile.TemporaryDirectory(prefix="grader-serve-") as tmp:
@@ -52,16 +56,40 @@ def grade_one(store: CourseStore, grade: Grade, *, worker: int) -> bool:
         path.write_bytes(source)
         report = grade(path)
     report = report.model_copy(update={"submission": filename})
-    store.finish(submission, worker, report.model_dump_json())
-    return True
+    store.finish(submission, worker, report.model_dump_json(), present(report) if present else None)
+    return submission
 
 
-def drain(store: CourseStore, grade: Grade, *, worker: int | None = None) -> int:
-    """Re-queues what a dead worker held (one worker per store), then grades until the queue is empty; how many it graded."""
-    # A fresh id for each start, not the pid: a dead worker's pid may come back as ours.
+def start_worker(store: CourseStore, worker: int | None = None) -> int:
+    """Registers this process under a fresh start id (not the pid alone: a dead worker's pid may come
+    back as ours) and puts back in the queue what dead workers held; the start id."""
     worker = worker or secrets.randbits(62)
-    store.requeue_abandoned(worker)
+    identity = ProcessIdentity.of(os.getpid())
+    if identity is not None:
+        store.register_worker(worker, identity)
+    store.requeue_abandoned()
+    return worker
+
+
+def drain(store: CourseStore, grade: Grade, *, worker: int | None = None, present: Present | None = None,
+          graded: Callable[[int], None] | None = None) -> int:
+    """Grades until the queue is empty (each id told to `graded`); how many it graded."""
+    worker = start_worker(store, worker)
     done = 0
-    while grade_one(store, grade, worker=worker):
+    while (sid := grade_one(store, grade, worker=worker, present=present)) is not None:
         done += 1
+        if graded is not None:
+            graded(sid)
     return done
+
+
+def student_pages(course, clock: Callable[[], object]) -> Present:
+    """The student's page of each report, rendered as it is graded under the release policy of that
+    moment (a later change of policy or the due date passing renders the other page once, on its first view)."""
+    from grader.report.html import render_fragment
+
+    def present(report: Report) -> dict[PageKey, str]:
+        published = course.released(clock())
+        return {("student", published): render_fragment(report, audience="student", published=published)}
+
+    return present

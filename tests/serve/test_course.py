@@ -21,6 +21,7 @@ def test_a_good_course_file_loads_with_paths_from_its_folder(course_path):
     ("release", "later", 7, "unknown value 'later'"),
     ("due", "2026-12-08T23:59:00", 5, "time zone"),
     ("secret", "{file: a, env: B}", 4, "exactly one of"),
+    ("workers", "0", 10, "workers: must be >= 1"),
 ])
 def test_a_bad_value_is_named_with_its_line(tmp_path, key, value, line, says):
     path = write_course(tmp_path, **{key: value})

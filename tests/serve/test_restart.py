@@ -1,4 +1,6 @@
-"""A worker killed with SIGKILL mid-queue: on restart every queued submission is graded exactly once."""
+"""A worker (or the whole server and its workers) killed with SIGKILL mid-queue: on restart every
+queued submission is graded exactly once; a claim goes back to the queue only when its worker's process
+is gone, never while it lives; the workers die with the server."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from pathlib import Path
 from support.serving import NOW, fake_grade
 
 from grader.report.models import Report
-from grader.serve.store import CourseStore
+from grader.serve.pool import Workers
+from grader.serve.store import CourseStore, ProcessIdentity
 from grader.serve.worker import drain
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +26,8 @@ _WORKER = """
 import sys, time
 from pathlib import Path
 from grader.report.models import Report
-from grader.serve.store import CourseStore
+from grader.serve.pool import Workers
+from grader.serve.store import CourseStore, ProcessIdentity
 from grader.serve.worker import drain
 from support.serving import fake_grade
 
@@ -84,8 +88,8 @@ def test_a_killed_worker_leaves_nothing_lost_and_nothing_graded_twice(tmp_path):
 def test_a_worker_whose_claim_was_taken_back_writes_nothing(tmp_path):
     store = CourseStore(tmp_path / "course.sqlite")
     sid = store.enqueue("s1", "attention.py", b"x = 1  # score 5\n", NOW, limit=10)
-    assert store.claim(worker=1)[0] == sid
-    assert store.requeue_abandoned(alive=2) == 1  # a new worker started: the old claim goes back
+    assert store.claim(worker=1)[0] == sid  # worker 1 never registered a process: nothing holds its claim
+    assert store.requeue_abandoned() == 1  # so it goes back
     assert store.claim(worker=2)[0] == sid
     assert not store.finish(sid, 1, "{}")  # the old worker, late, cannot write its report
     assert store.finish(sid, 2, "{}")  # the claim's holder can
@@ -104,3 +108,112 @@ def test_the_queue_is_bounded(tmp_path):
         store.enqueue("s2", "attention.py", b"x = 1\n", NOW, limit=3)
     drain(store, fake_grade)
     store.enqueue("s2", "attention.py", b"x = 1\n", NOW, limit=3)  # graded ones no longer count
+
+
+def _sleeper() -> subprocess.Popen:
+    """A process that lives until killed: it stands for a worker."""
+    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+
+
+def test_only_a_dead_workers_claim_goes_back_to_the_queue(tmp_path):
+    store = CourseStore(tmp_path / "course.sqlite")
+    live, dead = _sleeper(), _sleeper()
+    try:
+        a = store.enqueue("s1", "attention.py", b"x = 1\n", NOW, limit=10)
+        b = store.enqueue("s2", "attention.py", b"x = 2\n", NOW, limit=10)
+        store.register_worker(1, ProcessIdentity.of(live.pid))
+        store.register_worker(2, ProcessIdentity.of(dead.pid))
+        assert store.claim(worker=1)[0] == a and store.claim(worker=2)[0] == b
+        assert store.requeue_abandoned() == 0  # both alive: nothing moves
+        dead.kill()
+        dead.wait()
+        assert store.requeue_abandoned() == 1
+        assert store.get(a).state == "claimed" and store.get(b).state == "queued"
+        # The live worker's pid under another start time is another process (a reused pid): its claim is free.
+        assert store.requeue_abandoned(alive=lambda who: who == ProcessIdentity.of(live.pid)) == 0
+        impostor = ProcessIdentity(live.pid, str(int(ProcessIdentity.of(live.pid).started) + 1))
+        assert store.requeue_abandoned(alive=lambda who: who == impostor) == 1
+        assert store.get(a).state == "queued"
+    finally:  # the test leaves nothing running, even when it fails
+        for p in (live, dead):
+            p.kill()
+            p.wait()
+
+
+# A server with two worker processes: the one that claims upload 3 hangs there holding its claim,
+# the other grades the rest; each worker's pid is written down.
+_SERVER = """
+import os, sys, time
+from pathlib import Path
+from grader.serve.pool import Workers
+from support.serving import fake_grade
+
+db, log, stuck, pids = (Path(a) for a in sys.argv[1:5])
+
+def grade(path):
+    text = path.read_text()
+    if text.startswith("# upload 3\\n"):
+        stuck.write_text(str(os.getpid()))
+        time.sleep(3600)
+    report = fake_grade(path)
+    with log.open("a") as f:
+        f.write(text.splitlines()[0] + "\\n")
+    return report
+
+workers = Workers(db, lambda: (grade, None), 2)
+pids.write_text(" ".join(str(p) for p in workers.sockets))
+workers.wake()
+time.sleep(3600)
+"""
+
+
+def _gone(pids: list[int]) -> bool:
+    return all(ProcessIdentity.of(p) is None for p in pids)
+
+
+def test_a_killed_server_takes_its_workers_with_it_and_the_restart_grades_each_once(tmp_path):
+    db, log, stuck, pids_file = tmp_path / "course.sqlite", tmp_path / "graded.log", tmp_path / "stuck", tmp_path / "pids"
+    log.write_text("")
+    store = CourseStore(db)
+    ids = [store.enqueue(f"s{i % 3}", "attention.py", f"# upload {i}\nx = 1  # score {i}\n".encode(), NOW, limit=100)
+           for i in range(8)]
+    server = subprocess.Popen([sys.executable, "-c", _SERVER, str(db), str(log), str(stuck), str(pids_file)],
+                              cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "tests")})
+    try:
+        while not (stuck.exists() and sum(store.get(i).state == "graded" for i in ids) == 7):  # waits for the state
+            assert server.poll() is None, "the server exited before its workers got there"
+            time.sleep(0.01)
+        workers = [int(p) for p in pids_file.read_text().split()]
+        assert len(workers) == 2 and int(stuck.read_text()) in workers
+        # The other worker, idle, looks for abandoned claims: the hung one's claim is alive, so it stays.
+        assert store.requeue_abandoned() == 0
+        assert [s.id for s in (store.get(i) for i in ids) if s.state == "claimed"] == [ids[3]]
+    finally:
+        server.send_signal(signal.SIGKILL)
+        server.wait()
+    for _ in range(6000):  # polls for the state; nothing is asserted about time
+        if _gone(workers):
+            break
+        time.sleep(0.01)
+    outlived = [p for p in workers if ProcessIdentity.of(p) is not None]
+    for pid in outlived:  # the test leaves nothing running, even when it fails
+        os.kill(pid, signal.SIGKILL)
+    assert not outlived, "a worker outlived the server that was killed"
+
+    restarted = []  # the restart: two workers again; the dead one's claim is re-queued and graded, once
+    again = Workers(db, lambda: (_logging(log), None), 2)
+    try:
+        again.wake()
+        while store.waiting():
+            assert len(again.sockets) == 2, "a worker of the restart ended"
+            time.sleep(0.01)
+        restarted = [int(p) for p in again.sockets]
+    finally:
+        again.close()
+    assert _gone(restarted)  # closed: none left behind
+    lines = log.read_text().splitlines()
+    assert sorted(lines) == sorted(f"# upload {i}" for i in range(8))  # each exactly once
+    for i, sid in enumerate(ids):
+        s = store.get(sid)
+        assert s.state == "graded"
+        assert Report.model_validate_json(s.report).score == i  # each its own report

@@ -10,7 +10,7 @@ from support.serving import SECRET, fake_grade, sign_in, student
 from grader.serve.tokens import INSTRUCTOR, Who, token_for
 from grader.serve.worker import drain
 
-PAGES = ["/", "/submissions/1", "/class", "/class/s1"]
+PAGES = ["/", "/submissions/1", "/submissions/1/wait", "/class", "/class/s1"]
 POSTS = ["/submit", "/sign-out"]
 
 
@@ -67,6 +67,22 @@ def test_a_student_never_reads_another_students_attempt(app):
     for path in ("/class", "/class/s1", "/class/s2"):  # nor the instructor's pages, even their own history there
         assert bo.get(path).status_code == 403
     assert bo.get("/submissions/999").status_code == 404
+
+
+def test_a_student_never_waits_on_another_students_attempt(app):
+    ada, ada_csrf = sign_in(app, student("s1"))
+    bo, _ = sign_in(app, student("s2"))
+    mine = _submit(ada, ada_csrf).headers["location"]
+    app.state.svc.wait_s = 0  # nothing graded here: each wait answers at once
+    assert ada.get(mine + "/wait").json() == {"state": "queued"}  # the control: the owner may
+    theirs = bo.get(mine + "/wait")
+    assert theirs.status_code == 404 and "state" not in theirs.json()  # not even whether it is graded
+    assert theirs.json() == bo.get("/submissions/999/wait").json()  # the same as an attempt that does not exist
+    _graded(app)
+    assert ada.get(mine + "/wait").json() == {"state": "graded"}
+    assert bo.get(mine + "/wait").status_code == 404
+    teacher, _ = sign_in(app, INSTRUCTOR)
+    assert teacher.get(mine + "/wait").json() == {"state": "graded"}
 
 
 def test_the_instructor_sees_the_class_and_each_history(app):
