@@ -7,6 +7,7 @@ the Report says.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 from collections.abc import Sequence
 
@@ -29,6 +30,9 @@ _LEAK = "#d62728"
 _FORBIDDEN_EDGE = "#444444"
 # Above this many positions, the numbers no longer fit inside the cells.
 _MAX_ANNOTATED = 8
+# The same numbers draw the same picture, and a picture costs more CPU than grading a file (matplotlib's
+# text layout): a class shares the correct side of every heatmap and the pictures of its common bugs.
+_KEPT = 256
 
 def _png_base64(fig: Figure) -> str:
     buf = io.BytesIO()
@@ -90,6 +94,12 @@ def _draw_weights(ax, weights: Matrix, title: str, *, mark_leaks: bool) -> None:
 
 def heatmap_png(heatmap: Heatmap) -> str:
     """The student's weights next to the correct weights, as base64 PNG."""
+    return _heatmap_png(heatmap.model_dump_json())
+
+
+@functools.lru_cache(maxsize=_KEPT)
+def _heatmap_png(heatmap_json: str) -> str:
+    heatmap = Heatmap.model_validate_json(heatmap_json)
     fig = Figure(figsize=(8.0, 4.2))
     FigureCanvasAgg(fig)
     left, right = fig.subplots(1, 2)
@@ -112,6 +122,11 @@ def heatmap_png(heatmap: Heatmap) -> str:
 def row_change_png(leak: Sequence[float | None], control: Sequence[float] | None,
                    intervention: str = "Change only future keys and values") -> str:
     """Max change of each earlier output row under one intervention (the report names it), as base64 PNG."""
+    return _row_change_png(tuple(leak), None if control is None else tuple(control), intervention)
+
+
+@functools.lru_cache(maxsize=_KEPT)
+def _row_change_png(leak: tuple[float | None, ...], control: tuple[float, ...] | None, intervention: str) -> str:
     n = len(leak)
     fig = Figure(figsize=(6.0, 3.5))
     FigureCanvasAgg(fig)

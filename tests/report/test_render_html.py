@@ -196,3 +196,22 @@ def test_write_html_and_batch_names(tmp_path):
     assert path.name == "subs__bob__attention.html"
     assert path.read_text(encoding="utf-8") == render_html(report)
     assert HOSTILE_OUTPUT.splitlines()[0] not in path.read_text(encoding="utf-8")  # escaped, not raw
+
+
+def test_the_same_numbers_are_drawn_once_and_a_change_is_drawn_anew():
+    from grader.report import plots
+
+    hm = Heatmap(title="Worked example", student=[[1.0, 0.0], [0.4, 0.6]], expected=[[1.0, 0.0], [0.5, 0.5]])
+    plots._heatmap_png.cache_clear()
+    plots._row_change_png.cache_clear()
+    first = heatmap_png(hm)
+    assert heatmap_png(hm.model_copy(deep=True)) == first and plots._heatmap_png.cache_info().hits == 1
+    # One weight changed in the last digit the report keeps: a new picture, not the kept one.
+    changed = hm.model_copy(update={"student": [[1.0, 0.0], [0.4000001, 0.5999999]]})
+    heatmap_png(changed)
+    assert plots._heatmap_png.cache_info().misses == 2
+    bars = row_change_png([0.0, 0.25], [0.5, 0.5], "Change only future values")
+    assert row_change_png((0.0, 0.25), (0.5, 0.5), "Change only future values") == bars
+    assert row_change_png([0.0, 0.25], None, "Change only future values") != bars
+    plots._heatmap_png.cache_clear()
+    assert heatmap_png(hm) == first  # drawn again from nothing: the same bytes
