@@ -80,13 +80,21 @@ def test_a_child_sees_only_its_own_processes_and_a_read_only_host(sandbox, tmp_p
 def test_memory_across_processes_is_named_memory_limit_every_time():
     # call_s above the tests' 1 s: filling pages costs CPU, and on a loaded machine the CPU budget was
     # reached first (named timeout) in one fresh-clone run; this test is about the memory budget alone.
-    limits = TEST_LIMITS.model_copy(update={"memory_headroom_bytes": 512 * MiB, "call_s": 5.0})
+    # The wall-clock backstop is 5,000 s: the parent waits on helpers the kernel spared, so each call must
+    # end when the OOM killer strikes, not at the backstop (before that fix, the join below ran out).
+    limits = TEST_LIMITS.model_copy(update={"memory_headroom_bytes": 512 * MiB, "call_s": 5.0,
+                                            "submission_s": 60.0, "wall_factor": 1000.0})
     with Sandbox(limits=limits, quiet=True) as sb:
         baseline(sb)
         if sb._groups is None:
             pytest.skip("no memory cgroup here")
-        first = sb.run(gallery("memory_fork_bomb"), attention_calls(3))
-        second = sb.run(gallery("memory_fork_bomb"), attention_calls(3))
+        runs: list = []
+        runner = threading.Thread(target=lambda: runs.extend(sb.run(gallery("memory_fork_bomb"), attention_calls(3))
+                                                             for _ in range(2)), daemon=True)
+        runner.start()
+        runner.join(300)
+        assert len(runs) == 2, "a call sat out the wall-clock backstop after the OOM kill"
+        first, second = runs
         assert_healthy(sb)
         assert left_behind(sb.uid) == []
     for res in (first, second):
