@@ -37,7 +37,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 
 from rapidfuzz.distance import DamerauLevenshtein
 
@@ -178,6 +178,7 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+@lru_cache(maxsize=1 << 14)  # pure, and asked of the same few tokens hundreds of thousands of times a table
 def as_number(token: str) -> Fraction | None:
     try:
         if "/" in token:
@@ -299,6 +300,7 @@ class Doc:
         return len(self.tokens)
 
 
+@lru_cache(maxsize=1 << 16)  # pure: a rubric's atoms meet the same words in every answer
 def _atom_matches(atom: str, word: str) -> bool:
     if atom == word:
         return True
