@@ -779,3 +779,71 @@ def test_ranges_swapped_as_entries_per_word_and_per_position_are_wrong():
     res = judge(QUIZ.item("weights-vs-probabilities"), "attention weights have one entry per source position, and "
                                                        "the next-token probabilities one per vocabulary word")
     assert res.verdict == "correct", res.feedback
+
+
+# ==== issue 26, the classes of error found on the fourth blind set once it became a tuning set (2026-12-02) ====
+
+# ---- a chain of working is judged by its result ------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "It goes up by 3/7 * 7 = 3 and the weights stay the same.",
+    "The weights are unchanged; the output moves by 2/7*7 = 2.",
+])
+def test_a_chain_is_judged_by_its_result_not_a_fraction_split_from_it(text):
+    # "4/7 * 7 = 4" once read as 4/4 = 1: the working's fraction and its result glued into one number.
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "partial" and "delta" in res.missing, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "It goes up by 1/7 * 7 = 1 and the weights stay the same.",
+    "The weights are unchanged; the output moves by one seventh of seven, which is one.",
+    "weights unchanged; o[0] +1.0",
+    "The weights stay the same; the first output coordinate becomes 33/7 instead of 26/7.",
+])
+def test_a_chain_or_a_before_and_after_with_the_right_result_is_correct(text):
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_a_written_out_softmax_of_zeros_is_working():
+    res = judge(QUIZ.item("zero-queries"), "softmax of [0, 0, 0] gives [1/3, 1/3, 1/3], so the output is [8/3, 2]")
+    assert res.verdict == "correct", res.feedback
+    # Negative control: the shares themselves wrong.
+    res = judge(QUIZ.item("zero-queries"), "softmax of [0, 0, 0] gives [1/2, 1/4, 1/4], so the output is [8/3, 2]")
+    assert res.verdict != "correct", res.feedback
+
+
+# ---- a numeric item's parts judged one by one: the weights part right, the number wrong or hedged ----
+
+@pytest.mark.parametrize("text", [
+    "Nothing changes, since the values play no part in the scores.",
+    "The weights come from q and k, which did not change, so they stay. The output? Maybe 1/7, not sure.",
+    "The attention weights are still [1/7, 2/7, 4/7]; the output rises by 7.",
+])
+def test_the_weights_part_right_and_the_number_wrong_is_partial(text):
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "partial" and "weights-unchanged" in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Nothing changes in the output, and the weights shift to the first source.",
+    "The weights still change a little and the output rises by 7.",
+])
+def test_the_weights_said_to_move_are_not_credited_by_these_readings(text):
+    # Negative controls: "nothing changes in the output" is no word about the weights; "still change" moves them.
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Nothing moves, since the output depends only on the queries and keys.",
+    "No change at all, because attention only depends on q and k.",
+])
+def test_nothing_changes_because_the_output_ignores_the_values_is_wrong(text):
+    # The reason given is a misconception of its own (the output is the values' weighted sum).
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "incorrect" and "output-ignores-values" in res.misconceptions, res.feedback
+    # Negative control: the weights said to depend only on q and k is right.
+    res = judge(VALUE_CHANGE, "The attention weights depend only on q and k, so they stay; the output rises by 1.")
+    assert res.verdict == "correct", res.feedback
