@@ -847,3 +847,29 @@ def test_nothing_changes_because_the_output_ignores_the_values_is_wrong(text):
     # Negative control: the weights said to depend only on q and k is right.
     res = judge(VALUE_CHANGE, "The attention weights depend only on q and k, so they stay; the output rises by 1.")
     assert res.verdict == "correct", res.feedback
+
+
+# ---- a misconception beside right points makes the answer wrong -------------------------------
+
+WHAT_MIXES = QUIZ.item("what-mixes")
+
+
+@pytest.mark.parametrize(("text", "wrong"), [
+    ("Queries are matched against keys for the weights, then it selects the source with the largest weight "
+     "and copies that value.", "selects-one"),
+    ("q·k gives the weights; the head picks the position with the strongest score and returns its value vector.",
+     "selects-one"),
+    ("The weights are the cosine similarity between the two tokens; the values are mixed.", "cosine-similarity"),
+])
+def test_hard_selection_or_cosine_similarity_beside_right_points_is_wrong(text, wrong):
+    res = judge(WHAT_MIXES, text)
+    assert res.verdict == "incorrect" and wrong in res.misconceptions, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Query times key gives the weights, which is not cosine similarity; the values are mixed.",
+    "Queries against keys give the weights; it does not just pick the biggest one, all the values are blended.",
+])
+def test_hard_selection_or_cosine_denied_is_not_held_against_the_answer(text):
+    res = judge(WHAT_MIXES, text)
+    assert res.verdict == "correct", res.feedback
