@@ -873,3 +873,50 @@ def test_hard_selection_or_cosine_similarity_beside_right_points_is_wrong(text, 
 def test_hard_selection_or_cosine_denied_is_not_held_against_the_answer(text):
     res = judge(WHAT_MIXES, text)
     assert res.verdict == "correct", res.feedback
+
+
+# ---- a true property is not read as the misconception it resembles -----------------------------
+
+ROW_SUMS = QUIZ.item("row-sums-vs-causality")
+
+
+@pytest.mark.parametrize("text", [
+    "Sums say nothing about causality. I'd look at whether everything above the diagonal is zero.",
+    "Any softmax row sums to one, even a leaky one; the entries below the diagonal must be zero in the transposed "
+    "view.",
+])
+def test_entries_off_the_diagonal_being_zero_is_not_zeroing_the_diagonal(text):
+    res = judge(ROW_SUMS, text)
+    assert "diagonal-must-be-zero" not in res.misconceptions and res.verdict == "partial", res.feedback
+
+
+def test_zeroing_the_diagonal_itself_is_still_the_misconception():
+    # Negative control.
+    res = judge(ROW_SUMS, "Sums say nothing about causality; the diagonal must be exactly zero.")
+    assert "diagonal-must-be-zero" in res.misconceptions and res.verdict == "incorrect", res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Normalisation is all sums show. A broken mask sums to 1 as well.",
+    "It says nothing about which positions contributed, only that softmax normalised.",
+])
+def test_why_sums_are_no_evidence_in_other_words(text):
+    res = judge(ROW_SUMS, text)
+    assert "sums-insufficient" in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Edit the last token and then the earlier outputs should move, proving the flow works.",
+    "Perturb a future input and the previous rows must change.",
+])
+def test_an_intervention_expecting_the_earlier_outputs_to_change_is_wrong(text):
+    res = judge(ROW_SUMS, text)
+    assert res.verdict == "incorrect" and "expects-earlier-change" in res.misconceptions, res.feedback
+
+
+def test_the_same_intervention_expecting_no_change_is_not_that_misconception():
+    # Negative controls: the right outcome, and the negative control's expected change.
+    res = judge(ROW_SUMS, "Edit the last token and then the earlier outputs should stay the same.")
+    assert "expects-earlier-change" not in res.misconceptions, res.feedback
+    res = judge(ROW_SUMS, "Without the mask, edit the last token and then the earlier outputs should change.")
+    assert "expects-earlier-change" not in res.misconceptions, res.feedback
