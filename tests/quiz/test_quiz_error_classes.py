@@ -920,3 +920,25 @@ def test_the_same_intervention_expecting_no_change_is_not_that_misconception():
     assert "expects-earlier-change" not in res.misconceptions, res.feedback
     res = judge(ROW_SUMS, "Without the mask, edit the last token and then the earlier outputs should change.")
     assert "expects-earlier-change" not in res.misconceptions, res.feedback
+
+
+# ---- a short contrast names both ranges ---------------------------------------------------------
+
+WEIGHTS_VS_PROBS = QUIZ.item("weights-vs-probabilities")
+
+
+@pytest.mark.parametrize("text", [
+    "the first is per source position, the second over the vocabulary",
+    "attention is per position; the probabilities are over words",
+])
+def test_a_short_contrast_of_the_two_ranges_is_correct(text):
+    res = judge(WEIGHTS_VS_PROBS, text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_a_short_contrast_the_wrong_way_round_is_not_praised():
+    # Negative controls: swapped, and words in the sequence are positions, not the vocabulary.
+    res = judge(WEIGHTS_VS_PROBS, "one is per vocab token, the other is per position")
+    assert res.verdict != "correct", res.feedback
+    res = judge(WEIGHTS_VS_PROBS, "attention over positions; probabilities over words in the sequence")
+    assert "over-vocabulary" not in res.matched, res.feedback
