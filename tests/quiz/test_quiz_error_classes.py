@@ -942,3 +942,24 @@ def test_a_short_contrast_the_wrong_way_round_is_not_praised():
     assert res.verdict != "correct", res.feedback
     res = judge(WEIGHTS_VS_PROBS, "attention over positions; probabilities over words in the sequence")
     assert "over-vocabulary" not in res.matched, res.feedback
+
+
+# ---- the query-key point in other words ------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "What a token is searching for gets matched against what the other tokens advertise; the values are mixed.",
+    "Each query multiplied by each key, scaled and softmaxed, gives the weights; the values are averaged.",
+])
+def test_the_query_key_point_in_other_words(text):
+    res = judge(WHAT_MIXES, text)
+    assert res.verdict == "correct", res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "The query times the value gives the score, and the values are mixed.",
+    "v multiplied by k gives the weights; the values are mixed.",
+])
+def test_a_query_or_key_multiplied_by_a_value_is_the_roles_swapped(text):
+    # Negative control for "times" as a comparison: a value in the product is the swapped roles.
+    res = judge(WHAT_MIXES, text)
+    assert res.verdict == "incorrect" and "values-set-weights" in res.misconceptions, res.feedback
