@@ -963,3 +963,28 @@ def test_a_query_or_key_multiplied_by_a_value_is_the_roles_swapped(text):
     # Negative control for "times" as a comparison: a value in the product is the swapped roles.
     res = judge(WHAT_MIXES, text)
     assert res.verdict == "incorrect" and "values-set-weights" in res.misconceptions, res.feedback
+
+
+# ---- why the own token is fine, in other words --------------------------------------------------
+
+DIAGONAL = QUIZ.item("diagonal")
+
+
+@pytest.mark.parametrize("text", [
+    "Since each position is permitted to read its own token.",
+    "Masking it would hide something the model has anyway.",
+    "Row i must predict token i+1; x i is okay to look at.",
+])
+def test_why_the_own_token_is_fine_in_other_words(text):
+    res = judge(DIAGONAL, text)
+    assert "own-token-known" in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "The model is not allowed to see its own token.",
+    "Token i+1 is fine to see.",
+])
+def test_the_own_token_denied_or_the_next_token_allowed_is_not_credited(text):
+    # Negative controls: the denial, and the next token (the target) said to be fine to see.
+    res = judge(DIAGONAL, text)
+    assert "own-token-known" not in res.matched, res.feedback
