@@ -988,3 +988,20 @@ def test_the_own_token_denied_or_the_next_token_allowed_is_not_credited(text):
     # Negative controls: the denial, and the next token (the target) said to be fine to see.
     res = judge(DIAGONAL, text)
     assert "own-token-known" not in res.matched, res.feedback
+
+
+# ---- the saturation point in other words -------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "When a score dominates, softmax gives practically all the probability there, and learning stalls.",
+    "Big scores: the gradient for the losing entries is ≈ 0. Dividing fixes it.",
+])
+def test_the_saturation_point_in_other_words(text):
+    res = judge(QUIZ.item("scaling"), text)
+    assert "softmax-saturates" in res.matched and res.verdict == "partial", res.feedback
+
+
+def test_a_gradient_near_a_number_other_than_zero_is_not_saturation():
+    # Negative control: "~0.5" is no vanishing gradient.
+    res = judge(QUIZ.item("scaling"), "The gradient for each entry is ~0.5 and all the weight sits on every score.")
+    assert "softmax-saturates" not in res.matched, res.feedback
