@@ -1005,3 +1005,18 @@ def test_a_gradient_near_a_number_other_than_zero_is_not_saturation():
     # Negative control: "~0.5" is no vanishing gradient.
     res = judge(QUIZ.item("scaling"), "The gradient for each entry is ~0.5 and all the weight sits on every score.")
     assert "softmax-saturates" not in res.matched, res.feedback
+
+
+# ---- the chapter's name for the weights, A ------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["A is unchanged, and the output moves by 1.", "Output up by 1. A remains."])
+def test_the_weights_named_a_as_the_chapter_does(text):
+    # The chapter writes A = softmax(S + M); "a" then a verb is no article.
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_an_article_before_a_noun_is_not_the_weights():
+    # Negative control: "a value stays" is about a value.
+    res = judge(VALUE_CHANGE, "A value stays the same; the output moves by 1.")
+    assert "weights-unchanged" not in res.matched, res.feedback
