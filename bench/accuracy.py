@@ -102,7 +102,11 @@ def quiz_lines() -> list[str]:
     blind = QUIZ_DIR / "quiz_blind_answers.yaml"
     agree, sampled = second_labeller(blind, QUIZ_DIR / "quiz_blind_second_labels.yaml")
     agree3, sampled3 = second_labeller(QUIZ_DIR / "quiz_blind3_answers.yaml", QUIZ_DIR / "quiz_blind3_second_labels.yaml")
-    lines = [*blind_agreement(quiz, QUIZ_DIR / "quiz_blind3_answers.yaml").lines(
+    agree4, sampled4 = second_labeller(QUIZ_DIR / "quiz_blind4_answers.yaml", QUIZ_DIR / "quiz_blind4_second_labels.yaml")
+    lines = [*blind_agreement(quiz, QUIZ_DIR / "quiz_blind4_answers.yaml").lines(
+                 "Fourth blind set (quiz_blind4_answers.yaml, blind measure 140/161, a tuning set since 2026-12-02)"),
+             f"Second labeller on {sampled4} of the fourth set's answers: {agree4}/{sampled4} agree with the first",
+             *blind_agreement(quiz, QUIZ_DIR / "quiz_blind3_answers.yaml").lines(
                  "Third blind set (quiz_blind3_answers.yaml, blind measure 121/142, a tuning set since 2026-12-02)"),
              f"Second labeller on {sampled3} of the third set's answers: {agree3}/{sampled3} agree with the first",
              *blind_agreement(quiz, QUIZ_DIR / "quiz_blind2_answers.yaml").lines(

@@ -151,11 +151,13 @@ _NUMBER = re.compile(
 # Written-out exponentials are working, not answers: "e^0/(3e^0)", "exp(0)".
 # So are the arguments of a softmax written out: "softmax(0, 0, 0) = ..." (its parentheses are commas by now).
 _WORKING = re.compile(r"\d*\s*e\s*\^\s*[-+]?\d+(?:\.\d+)?|\bexp\s*,?\s*[-+]?\d+(?:\.\d+)?"
-                      r"|\bsoftmax\s*,?\s*(?:[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?![\d/.])\s*,\s*)*[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?![\d/.])")
+                      r"|\bsoftmax\s*,?\s*(?:of\s+)?(?:[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?![\d/.])\s*,\s*)*[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?![\d/.])")
 # A target's name followed by an operator is an expression ("weights @ V = ..."), not a label for the weights.
 _OPERAND = re.compile(r"\s*(?:@|\*|times\b|dot\b|multiplied\b|matmul\b)")
 # Written-out arithmetic is working too: "(2+0+6)/3", "7*1/7" (parentheses are commas by now).
-_ARITHMETIC = re.compile(r"[+-]?\d+(?:\.\d+)?(?:\s*[+*]\s*[+-]?\d+(?:\.\d+)?(?:/\d+)?)+(?:\s*,?\s*/\s*\d+(?:\.\d+)?)?")
+# Its first operand may be a fraction ("4/7 * 7"); a "+" spaced before and not after is a sign ("o 0 +1.0").
+_ARITHMETIC = re.compile(r"[+-]?\d+(?:\.\d+)?(?:/\d+)?(?:(?:\s*\*\s*|\s+\+\s+|\+)[+-]?\d+(?:\.\d+)?(?:/\d+)?)+"
+                         r"(?:\s*,?\s*/\s*\d+(?:\.\d+)?)?")
 # A share said once for all of them, at the start of an unlabelled answer: "1/3 each -> ...".
 _EACH = re.compile(r"^\D*?([+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+)?(?:\s*%)?)\s+(?:each|apiece)\b")
 # A bound is no value: "rises by more than 1" does not say 1.
@@ -170,7 +172,8 @@ _UNIFORM = re.compile(r"\b(uniform|uniformly|equal|equally|evenly|same(?! as\b))
 _WORD_NUMBERS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
                  "seven": "7", "eight": "8", "nine": "9", "ten": "10"}
 # Only after "by" ("goes up by one"): elsewhere "one" is usually a pronoun ("the current one").
-_BY_WORD = re.compile(r"\bby (" + "|".join(_WORD_NUMBERS) + r")\b")
+# So is a result named by a relative pronoun: "one seventh of seven, which is one".
+_BY_WORD = re.compile(r"\b(by|(?:which|that|this|it) (?:is|makes|gives|equals)) (" + "|".join(_WORD_NUMBERS) + r")\b")
 
 
 _NUMBER_WORD = "|".join(_WORD_NUMBERS)
@@ -195,7 +198,7 @@ def _mixed(m: re.Match) -> str:
 
 
 def numbers_in(text: str) -> list[float]:
-    text = _BY_WORD.sub(lambda m: "by " + _WORD_NUMBERS[m.group(1)], text)
+    text = _BY_WORD.sub(lambda m: m.group(1) + " " + _WORD_NUMBERS[m.group(2)], text)
     text = _MIXED.sub(_mixed, text)
     text = _OVER.sub(lambda m: f"{_word_number(m.group(1))}/{_word_number(m.group(2))}", text)
     text = _LISTED_WORD.sub(lambda m: " " + _WORD_NUMBERS[m.group(1)], text)

@@ -779,3 +779,244 @@ def test_ranges_swapped_as_entries_per_word_and_per_position_are_wrong():
     res = judge(QUIZ.item("weights-vs-probabilities"), "attention weights have one entry per source position, and "
                                                        "the next-token probabilities one per vocabulary word")
     assert res.verdict == "correct", res.feedback
+
+
+# ==== issue 26, the classes of error found on the fourth blind set once it became a tuning set (2026-12-02) ====
+
+# ---- a chain of working is judged by its result ------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "It goes up by 3/7 * 7 = 3 and the weights stay the same.",
+    "The weights are unchanged; the output moves by 2/7*7 = 2.",
+])
+def test_a_chain_is_judged_by_its_result_not_a_fraction_split_from_it(text):
+    # "4/7 * 7 = 4" once read as 4/4 = 1: the working's fraction and its result glued into one number.
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "partial" and "delta" in res.missing, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "It goes up by 1/7 * 7 = 1 and the weights stay the same.",
+    "The weights are unchanged; the output moves by one seventh of seven, which is one.",
+    "weights unchanged; o[0] +1.0",
+    "The weights stay the same; the first output coordinate becomes 33/7 instead of 26/7.",
+])
+def test_a_chain_or_a_before_and_after_with_the_right_result_is_correct(text):
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_a_written_out_softmax_of_zeros_is_working():
+    res = judge(QUIZ.item("zero-queries"), "softmax of [0, 0, 0] gives [1/3, 1/3, 1/3], so the output is [8/3, 2]")
+    assert res.verdict == "correct", res.feedback
+    # Negative control: the shares themselves wrong.
+    res = judge(QUIZ.item("zero-queries"), "softmax of [0, 0, 0] gives [1/2, 1/4, 1/4], so the output is [8/3, 2]")
+    assert res.verdict != "correct", res.feedback
+
+
+# ---- a numeric item's parts judged one by one: the weights part right, the number wrong or hedged ----
+
+@pytest.mark.parametrize("text", [
+    "Nothing changes, since the values play no part in the scores.",
+    "The weights come from q and k, which did not change, so they stay. The output? Maybe 1/7, not sure.",
+    "The attention weights are still [1/7, 2/7, 4/7]; the output rises by 7.",
+])
+def test_the_weights_part_right_and_the_number_wrong_is_partial(text):
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "partial" and "weights-unchanged" in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Nothing changes in the output, and the weights shift to the first source.",
+    "The weights still change a little and the output rises by 7.",
+])
+def test_the_weights_said_to_move_are_not_credited_by_these_readings(text):
+    # Negative controls: "nothing changes in the output" is no word about the weights; "still change" moves them.
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Nothing moves, since the output depends only on the queries and keys.",
+    "No change at all, because attention only depends on q and k.",
+])
+def test_nothing_changes_because_the_output_ignores_the_values_is_wrong(text):
+    # The reason given is a misconception of its own (the output is the values' weighted sum).
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "incorrect" and "output-ignores-values" in res.misconceptions, res.feedback
+    # Negative control: the weights said to depend only on q and k is right.
+    res = judge(VALUE_CHANGE, "The attention weights depend only on q and k, so they stay; the output rises by 1.")
+    assert res.verdict == "correct", res.feedback
+
+
+# ---- a misconception beside right points makes the answer wrong -------------------------------
+
+WHAT_MIXES = QUIZ.item("what-mixes")
+
+
+@pytest.mark.parametrize(("text", "wrong"), [
+    ("Queries are matched against keys for the weights, then it selects the source with the largest weight "
+     "and copies that value.", "selects-one"),
+    ("q·k gives the weights; the head picks the position with the strongest score and returns its value vector.",
+     "selects-one"),
+    ("The weights are the cosine similarity between the two tokens; the values are mixed.", "cosine-similarity"),
+])
+def test_hard_selection_or_cosine_similarity_beside_right_points_is_wrong(text, wrong):
+    res = judge(WHAT_MIXES, text)
+    assert res.verdict == "incorrect" and wrong in res.misconceptions, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Query times key gives the weights, which is not cosine similarity; the values are mixed.",
+    "Queries against keys give the weights; it does not just pick the biggest one, all the values are blended.",
+])
+def test_hard_selection_or_cosine_denied_is_not_held_against_the_answer(text):
+    res = judge(WHAT_MIXES, text)
+    assert res.verdict == "correct", res.feedback
+
+
+# ---- a true property is not read as the misconception it resembles -----------------------------
+
+ROW_SUMS = QUIZ.item("row-sums-vs-causality")
+
+
+@pytest.mark.parametrize("text", [
+    "Sums say nothing about causality. I'd look at whether everything above the diagonal is zero.",
+    "Any softmax row sums to one, even a leaky one; the entries below the diagonal must be zero in the transposed "
+    "view.",
+])
+def test_entries_off_the_diagonal_being_zero_is_not_zeroing_the_diagonal(text):
+    res = judge(ROW_SUMS, text)
+    assert "diagonal-must-be-zero" not in res.misconceptions and res.verdict == "partial", res.feedback
+
+
+def test_zeroing_the_diagonal_itself_is_still_the_misconception():
+    # Negative control.
+    res = judge(ROW_SUMS, "Sums say nothing about causality; the diagonal must be exactly zero.")
+    assert "diagonal-must-be-zero" in res.misconceptions and res.verdict == "incorrect", res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Normalisation is all sums show. A broken mask sums to 1 as well.",
+    "It says nothing about which positions contributed, only that softmax normalised.",
+])
+def test_why_sums_are_no_evidence_in_other_words(text):
+    res = judge(ROW_SUMS, text)
+    assert "sums-insufficient" in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Edit the last token and then the earlier outputs should move, proving the flow works.",
+    "Perturb a future input and the previous rows must change.",
+])
+def test_an_intervention_expecting_the_earlier_outputs_to_change_is_wrong(text):
+    res = judge(ROW_SUMS, text)
+    assert res.verdict == "incorrect" and "expects-earlier-change" in res.misconceptions, res.feedback
+
+
+def test_the_same_intervention_expecting_no_change_is_not_that_misconception():
+    # Negative controls: the right outcome, and the negative control's expected change.
+    res = judge(ROW_SUMS, "Edit the last token and then the earlier outputs should stay the same.")
+    assert "expects-earlier-change" not in res.misconceptions, res.feedback
+    res = judge(ROW_SUMS, "Without the mask, edit the last token and then the earlier outputs should change.")
+    assert "expects-earlier-change" not in res.misconceptions, res.feedback
+
+
+# ---- a short contrast names both ranges ---------------------------------------------------------
+
+WEIGHTS_VS_PROBS = QUIZ.item("weights-vs-probabilities")
+
+
+@pytest.mark.parametrize("text", [
+    "the first is per source position, the second over the vocabulary",
+    "attention is per position; the probabilities are over words",
+])
+def test_a_short_contrast_of_the_two_ranges_is_correct(text):
+    res = judge(WEIGHTS_VS_PROBS, text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_a_short_contrast_the_wrong_way_round_is_not_praised():
+    # Negative controls: swapped, and words in the sequence are positions, not the vocabulary.
+    res = judge(WEIGHTS_VS_PROBS, "one is per vocab token, the other is per position")
+    assert res.verdict != "correct", res.feedback
+    res = judge(WEIGHTS_VS_PROBS, "attention over positions; probabilities over words in the sequence")
+    assert "over-vocabulary" not in res.matched, res.feedback
+
+
+# ---- the query-key point in other words ------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "What a token is searching for gets matched against what the other tokens advertise; the values are mixed.",
+    "Each query multiplied by each key, scaled and softmaxed, gives the weights; the values are averaged.",
+])
+def test_the_query_key_point_in_other_words(text):
+    res = judge(WHAT_MIXES, text)
+    assert res.verdict == "correct", res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "The query times the value gives the score, and the values are mixed.",
+    "v multiplied by k gives the weights; the values are mixed.",
+])
+def test_a_query_or_key_multiplied_by_a_value_is_the_roles_swapped(text):
+    # Negative control for "times" as a comparison: a value in the product is the swapped roles.
+    res = judge(WHAT_MIXES, text)
+    assert res.verdict == "incorrect" and "values-set-weights" in res.misconceptions, res.feedback
+
+
+# ---- why the own token is fine, in other words --------------------------------------------------
+
+DIAGONAL = QUIZ.item("diagonal")
+
+
+@pytest.mark.parametrize("text", [
+    "Since each position is permitted to read its own token.",
+    "Masking it would hide something the model has anyway.",
+    "Row i must predict token i+1; x i is okay to look at.",
+])
+def test_why_the_own_token_is_fine_in_other_words(text):
+    res = judge(DIAGONAL, text)
+    assert "own-token-known" in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "The model is not allowed to see its own token.",
+    "Token i+1 is fine to see.",
+])
+def test_the_own_token_denied_or_the_next_token_allowed_is_not_credited(text):
+    # Negative controls: the denial, and the next token (the target) said to be fine to see.
+    res = judge(DIAGONAL, text)
+    assert "own-token-known" not in res.matched, res.feedback
+
+
+# ---- the saturation point in other words -------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "When a score dominates, softmax gives practically all the probability there, and learning stalls.",
+    "Big scores: the gradient for the losing entries is ≈ 0. Dividing fixes it.",
+])
+def test_the_saturation_point_in_other_words(text):
+    res = judge(QUIZ.item("scaling"), text)
+    assert "softmax-saturates" in res.matched and res.verdict == "partial", res.feedback
+
+
+def test_a_gradient_near_a_number_other_than_zero_is_not_saturation():
+    # Negative control: "~0.5" is no vanishing gradient.
+    res = judge(QUIZ.item("scaling"), "The gradient for each entry is ~0.5 and all the weight sits on every score.")
+    assert "softmax-saturates" not in res.matched, res.feedback
+
+
+# ---- the chapter's name for the weights, A ------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["A is unchanged, and the output moves by 1.", "Output up by 1. A remains."])
+def test_the_weights_named_a_as_the_chapter_does(text):
+    # The chapter writes A = softmax(S + M); "a" then a verb is no article.
+    res = judge(VALUE_CHANGE, text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_an_article_before_a_noun_is_not_the_weights():
+    # Negative control: "a value stays" is about a value.
+    res = judge(VALUE_CHANGE, "A value stays the same; the output moves by 1.")
+    assert "weights-unchanged" not in res.matched, res.feedback
