@@ -103,7 +103,11 @@ def quiz_lines() -> list[str]:
     agree, sampled = second_labeller(blind, QUIZ_DIR / "quiz_blind_second_labels.yaml")
     agree3, sampled3 = second_labeller(QUIZ_DIR / "quiz_blind3_answers.yaml", QUIZ_DIR / "quiz_blind3_second_labels.yaml")
     agree4, sampled4 = second_labeller(QUIZ_DIR / "quiz_blind4_answers.yaml", QUIZ_DIR / "quiz_blind4_second_labels.yaml")
-    lines = [*blind_agreement(quiz, QUIZ_DIR / "quiz_blind4_answers.yaml").lines(
+    agree5, sampled5 = second_labeller(QUIZ_DIR / "quiz_blind5_answers.yaml", QUIZ_DIR / "quiz_blind5_second_labels.yaml")
+    lines = [*blind_agreement(quiz, QUIZ_DIR / "quiz_blind5_answers.yaml").lines(
+                 "Fifth blind set (quiz_blind5_answers.yaml, the blind measure: never tuned on)"),
+             f"Second labeller on {sampled5} of the fifth set's answers: {agree5}/{sampled5} agree with the first",
+             *blind_agreement(quiz, QUIZ_DIR / "quiz_blind4_answers.yaml").lines(
                  "Fourth blind set (quiz_blind4_answers.yaml, blind measure 140/161, a tuning set since 2026-12-02)"),
              f"Second labeller on {sampled4} of the fourth set's answers: {agree4}/{sampled4} agree with the first",
              *blind_agreement(quiz, QUIZ_DIR / "quiz_blind3_answers.yaml").lines(

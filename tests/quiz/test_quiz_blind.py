@@ -57,6 +57,27 @@ def test_second_labeller_on_the_fourth_blind_set():
     assert agree / n >= 0.9
 
 
+def test_second_labeller_on_the_fifth_blind_set():
+    agree, n = second_labeller(BLIND.with_name("quiz_blind5_answers.yaml"), BLIND.with_name("quiz_blind5_second_labels.yaml"))
+    print(f"\nsecond labeller (blind5): {agree}/{n} agree with the first")
+    assert n >= 40
+    assert agree / n >= 0.9
+
+
+# The blind measure now: written the same way while the judge was tuned on blind4, frozen (committed) before it
+# was first run, never tuned on. 136/153 = 88.9% three ways (correct-or-not 143/153, one incorrect answer judged
+# correct, 1 undetermined) on the judge after the blind4 tuning; 133/153 (3 false praise) before it. Issue 26's
+# targets of 90% and no false praise are not met on it; the floors hold what was measured, so a change that makes
+# the judge worse on answers nobody tuned on fails here. Reading its disagreements makes it a tuning set.
+def test_the_fifth_blind_set_as_measured():
+    result = blind_agreement(QUIZ, BLIND.with_name("quiz_blind5_answers.yaml"))
+    print("\n" + "\n".join(result.lines("quiz_blind5_answers.yaml (blind)")))
+    assert result.n >= 150
+    assert result.agree >= 136 and result.binary >= 143
+    assert len([m for m in result.misses if m[2] == "correct"]) <= 1
+    assert result.undetermined / result.n <= 0.05
+
+
 def test_second_labeller_agrees_with_the_first():
     agree, n = second_labeller(BLIND, SECOND)
     print(f"\nsecond labeller: {agree}/{n} agree with the first")
