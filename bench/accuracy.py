@@ -200,8 +200,15 @@ def quiz_markdown(lines: list[str]) -> list[str]:
         "answers (listed in the commits that added them), so these numbers are no longer a blind estimate.",
         "The third set was the blind measure at 121/142 = 85.2% three ways (correct-or-not 132/142, no false",
         "praise, 4 undetermined); on 2026-12-02 it became a tuning set, fixed by class of error",
-        "(tests/quiz/test_quiz_error_classes.py). No set here is blind now: the next blind measure is a new set,",
-        "written by someone who never read the judge and measured once.",
+        "(tests/quiz/test_quiz_error_classes.py). The fourth set (161 answers, written the same way while the judge was",
+        "tuned on the third, frozen before it was first run; a second labeller agreed on 54/54 of a sample) was the blind",
+        "measure at 140/161 = 87.0% three ways (correct-or-not 151/161, one false praise, 1 undetermined; 84.5% on the",
+        "judge before the tuning on the third set); on 2026-12-02 it became a tuning set, fixed by class the same way.",
+        "The fifth set (153 answers, written the same way while the judge was tuned on the fourth, frozen before it was",
+        "first run; a second labeller agreed on 51/51 of a sample) is the blind measure now, never tuned on: 136/153 =",
+        "88.9% three ways (correct-or-not 143/153, one incorrect answer judged correct, 1 undetermined; 133/153 with 3",
+        "false praise on the judge before the tuning on the fourth set). Issue 26's 90% and no-false-praise targets are",
+        "not met on it; at most 5% undetermined is. Reading its disagreements would make it a tuning set too.",
         "",
     ]
 

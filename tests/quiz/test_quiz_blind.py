@@ -43,27 +43,6 @@ def test_blind_follow_up_replies():
     assert result.agree == result.n, result.misses
 
 
-def test_second_labeller_on_the_third_blind_set():
-    agree, n = second_labeller(BLIND.with_name("quiz_blind3_answers.yaml"), BLIND.with_name("quiz_blind3_second_labels.yaml"))
-    print(f"\nsecond labeller (blind3): {agree}/{n} agree with the first")
-    assert n >= 40
-    assert agree / n >= 0.9
-
-
-def test_second_labeller_on_the_fourth_blind_set():
-    agree, n = second_labeller(BLIND.with_name("quiz_blind4_answers.yaml"), BLIND.with_name("quiz_blind4_second_labels.yaml"))
-    print(f"\nsecond labeller (blind4): {agree}/{n} agree with the first")
-    assert n >= 40
-    assert agree / n >= 0.9
-
-
-def test_second_labeller_on_the_fifth_blind_set():
-    agree, n = second_labeller(BLIND.with_name("quiz_blind5_answers.yaml"), BLIND.with_name("quiz_blind5_second_labels.yaml"))
-    print(f"\nsecond labeller (blind5): {agree}/{n} agree with the first")
-    assert n >= 40
-    assert agree / n >= 0.9
-
-
 # The blind measure now: written the same way while the judge was tuned on blind4, frozen (committed) before it
 # was first run, never tuned on. 136/153 = 88.9% three ways (correct-or-not 143/153, one incorrect answer judged
 # correct, 1 undetermined) on the judge after the blind4 tuning; 133/153 (3 false praise) before it. Issue 26's
@@ -76,6 +55,15 @@ def test_the_fifth_blind_set_as_measured():
     assert result.agree >= 136 and result.binary >= 143
     assert len([m for m in result.misses if m[2] == "correct"]) <= 1
     assert result.undetermined / result.n <= 0.05
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_second_labeller_on_a_later_blind_set(n):
+    agree, sampled = second_labeller(BLIND.with_name(f"quiz_blind{n}_answers.yaml"),
+                                     BLIND.with_name(f"quiz_blind{n}_second_labels.yaml"))
+    print(f"\nsecond labeller (blind{n}): {agree}/{sampled} agree with the first")
+    assert sampled >= 40
+    assert agree / sampled >= 0.9
 
 
 def test_second_labeller_agrees_with_the_first():

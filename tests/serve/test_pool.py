@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import httpx
+import psutil
 from support.serving import SECRET, fake_grade, on_loopback, write_course
 
 from grader.report.models import Report
@@ -81,23 +82,11 @@ def test_a_worker_that_ends_has_its_claim_graded_by_another(tmp_path):
 
 
 def _tree(root: int) -> set[int]:
-    """`root` and its descendants, from /proc."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-                parents[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-    inside, frontier = {root}, [root]
-    while frontier:
-        pid = frontier.pop()
-        for child, parent in parents.items():
-            if parent == pid and child not in inside:
-                inside.add(child)
-                frontier.append(child)
-    return inside
+    """`root` and every descendant (psutil, which ipykernel in the dev extras already brings)."""
+    try:
+        return {root, *(p.pid for p in psutil.Process(root).children(recursive=True))}
+    except psutil.NoSuchProcess:
+        return {root}
 
 
 def test_a_served_course_killed_with_sigkill_leaves_no_process_behind(tmp_path):
