@@ -19,13 +19,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 import torch
 
 from grader.probes import expected
 from grader.sandbox.wire import Frame
+
+_T = TypeVar("_T")
 
 F64 = torch.float64
 VISIBLE_SEED = 0
@@ -46,19 +49,25 @@ _HIDDEN_ID = "h."  # hidden probes' ids start so, to stay apart from visible one
 
 
 @dataclass
-class Probe:
+class Memo:
+    """Values several readers ask of one object, computed once: a probe's expected values (visible probes:
+    once per process), a reply's comparisons with them, a submission's evidence."""
+
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def memo(self, key: Hashable, compute: Callable[..., _T], *args: Any) -> _T:
+        if key not in self._memo:
+            self._memo[key] = compute(*args)
+        return self._memo[key]
+
+
+@dataclass
+class Probe(Memo):
     id: str
     family: Family
     call: Frame
     info: dict = field(default_factory=dict)
     hidden: bool = False  # drawn from the secret: its id, sizes and family never reach a student
-    _memo: dict = field(default_factory=dict, repr=False)
-
-    def memo(self, key: str, compute, *args):
-        """Expected values are computed once per probe (visible probes: once per process)."""
-        if key not in self._memo:
-            self._memo[key] = compute(*args)
-        return self._memo[key]
 
     @property
     def t(self) -> dict[str, torch.Tensor]:

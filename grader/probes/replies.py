@@ -14,13 +14,14 @@ import torch
 from pydantic import ValidationError
 
 from grader.intake.notebook import cell_line
+from grader.probes import Memo
 from grader.sandbox import RunResult, protocol
 from grader.sandbox.wire import Frame
 from grader.vocabulary import MISSING, PROTOCOL_ERROR, ErrorKind
 
 
 @dataclass
-class Reply:
+class Reply(Memo):
     ok: bool
     tensors: dict[str, torch.Tensor] = field(default_factory=dict)
     meta: protocol.ReplyMeta | None = None  # the reply frame's validated fields; None when no frame came back
@@ -29,13 +30,6 @@ class Reply:
     where: str = ""  # where the submission's own code raised: " at line 12 (`out = w @ v`)", or ""
     lineno: int | None = None  # the submission's line where it raised (a call's or the import's)
     skipped: bool = False  # never made: the sandbox stopped the submission (or gave up) before this call
-    _memo: dict = field(default_factory=dict, repr=False, compare=False)
-
-    def memo(self, key: object, compute):
-        """What several checks read from this reply (one comparison with the expected values), computed once."""
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return self._memo[key]
 
     def __post_init__(self) -> None:
         if self.meta is not None and not isinstance(self.meta, protocol.ReplyMeta):

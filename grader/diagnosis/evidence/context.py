@@ -13,7 +13,7 @@ import torch
 from grader.checks.base import CheckOutcome
 from grader.checks.observations import Observations
 from grader.diagnosis.fingerprint import Compiled, StudentVector
-from grader.probes import Probe, describe
+from grader.probes import Memo, Probe, describe
 from grader.probes.replies import Reply
 
 Facts = dict[str, str]
@@ -28,19 +28,13 @@ OVERFLOW = {torch.float32: 88.0, torch.float64: 709.0}
 
 
 @dataclass
-class Context:
+class Context(Memo):
     """Everything a reader may look at; computed values are memoised per submission."""
 
     obs: Observations
     outcomes: dict[str, CheckOutcome]
     fingerprints: dict[str, Compiled] = field(default_factory=dict)  # Catalogue.compiled()
     refused: dict[str, list[str]] = field(default_factory=dict)  # misconception id -> claims its evidence refuted
-    _memo: dict = field(default_factory=dict)
-
-    def memo(self, key: str, compute):
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return self._memo[key]
 
     def attention(self, *, families: tuple[str, ...] | None = None) -> Iterator[tuple[Probe, Reply]]:
         """Visible attention probes (not the shape-error ones) and their replies."""
