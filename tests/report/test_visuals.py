@@ -36,7 +36,7 @@ def counting_sdpa(monkeypatch) -> list[int]:
 
 def fresh(probes: ProbeSet) -> ProbeSet:
     """The same probes with empty memos (visible probes are shared by the whole process)."""
-    return ProbeSet([replace(p, _memo={}) for p in probes.probes])
+    return ProbeSet([replace(p) for p in probes.probes])  # a copy: init=False, its memo starts empty
 
 
 def test_pictures_reuse_what_the_random_probes_check_computed(monkeypatch):
