@@ -169,6 +169,15 @@ def collect_source(*objects: object) -> str:
 
 def check(*objects: object) -> CheckResult:
     """Grade your notebook's causal_attention / SingleHead with the same checks as `grader check FILE`."""
+    try:
+        return _check(objects)
+    except KeyboardInterrupt:
+        # Raised afresh, without what was being handled when the signal landed (inspect's OSError, say):
+        # IPython could not format that chained traceback and reported the interrupted cell as "ok".
+        raise KeyboardInterrupt("check() was interrupted; run it again to grade your code") from None
+
+
+def _check(objects: tuple[object, ...]) -> CheckResult:
     if not objects:
         return CheckResult(problem="Pass what you wrote, e.g. check(causal_attention) or check(SingleHead).")
     try:
