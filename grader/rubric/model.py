@@ -131,10 +131,12 @@ class RubricCheck(_Model):
 
     def hints_for(self, finding: str | None, headline: str | None = None) -> list[str]:
         """The hints that speak to what the check found and to the bug the headline diagnosis names:
-        every plain one, and those `when` it and `named` for it."""
-        return [h if isinstance(h, str) else h.text for h in self.hints
-                if isinstance(h, str) or ((h.when is None or finding in h.when)
-                                          and (h.named is None or headline in h.named))]
+        every plain one, and those `when` it and `named` for it. Those named for the headline's bug come
+        first: a general hint (check your scores) misleads a student whose bug comes after the scores."""
+        fitting = [h for h in self.hints if isinstance(h, str) or ((h.when is None or finding in h.when)
+                                                                  and (h.named is None or headline in h.named))]
+        named = [h for h in fitting if not isinstance(h, str) and h.named is not None]
+        return [h if isinstance(h, str) else h.text for h in named + [h for h in fitting if h not in named]]
 
 
 class UnseenBand(_Model):

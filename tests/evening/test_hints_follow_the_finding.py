@@ -100,3 +100,27 @@ def test_a_hint_names_only_declared_misconceptions_and_says_what_it_is_for():
         except pydantic.ValidationError:
             continue
         raise AssertionError(f"{bad} was accepted")
+
+
+SCORES_HINT = "its scores are [0, ln 2, ln 4]"
+
+
+def test_a_bug_after_the_scores_is_first_hinted_about_its_own_step(sandbox, evening, tmp_path):
+    """Found on a walk: a mask that hides the diagonal was first asked whether its scores for the last row
+    match, which they do; the hint named for the headline's bug speaks first, the general one after it."""
+    for bug in ("diagonal_excluded", "softmax_wrong_axis", "mask_after_softmax", "future_offset"):
+        report = _grade(sandbox, evening(bug), tmp_path / f"{bug}.json")
+        assert report.diagnoses[0].id == bug
+        worked = next(c for c in report.checks if c.id == "worked_example")
+        assert worked.hint and worked.hint.startswith("Hint 1 of"), (bug, worked.hint)
+        assert SCORES_HINT not in worked.hint, (bug, worked.hint)
+
+
+def test_a_wrong_scale_is_still_asked_about_its_scores():
+    """The control: the scale's own hint comes first, the scores hint is still on its ladder."""
+    from grader.rubric import load_self_check
+
+    worked = load_self_check().check("worked_example")
+    hints = worked.hints_for("scale", "missing_scale")
+    assert "divide q·k by" in hints[0] and any(SCORES_HINT in h for h in hints[1:])
+    assert SCORES_HINT in worked.hints_for("weights", None)[0]  # no diagnosis: the general hint first
