@@ -344,7 +344,7 @@ class Cases:
         where = f" on {shapes(probe)}" if probe is not None and "q" in probe.t else ""
         stub = raised(reply, NOT_IMPLEMENTED)  # not written yet: no finding, only a to-do
         entry = ENTRY_OF_TARGET.get(probe.target) if probe is not None and stub else None
-        self.problems.append(FailedCase(True, f"Could not run this check: {what}{where} raised {reply.raised}",
+        self.problems.append(FailedCase(True, f"{what}{where} raised {reply.raised}",
                                         finding=None if stub else CRASH, stub=entry))
         self._record(False, None)
 
@@ -382,7 +382,12 @@ class Cases:
         # Nothing ran but calls that raised NotImplementedError (CheckSpec.run keeps this only for a
         # function that raised it on every call, a stub not written yet).
         only_stubs = not self.passed and all(p.stub for p in self.problems)
-        return CheckOutcome(status, self.passed, total, _shown(quoted.message), _shown(quoted.expected),
+        message = _shown(quoted.message)
+        if errored:  # "this check" only when no case ran: partial points would contradict it
+            ran = self.passed or len(errored) < len(self.problems)
+            message = (f"Could not run {len(errored)} of this check's {total} cases; the first, {message}" if ran
+                       else f"Could not run this check: {message}")
+        return CheckOutcome(status, self.passed, total, message, _shown(quoted.expected),
                             _shown(quoted.observed), quoted.finding or None,
                             tuple(dict.fromkeys(p.finding for p in self.problems if p.finding)),
                             not_written=tuple(dict.fromkeys(p.stub for p in self.problems)) if only_stubs else ())

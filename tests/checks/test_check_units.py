@@ -8,6 +8,8 @@ code that computes no attention.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 
@@ -212,6 +214,20 @@ def test_a_crashing_call_is_reported_as_the_call_that_raised(grade, head_source)
     text = g.outcomes["random_probes"].feedback
     assert "ZeroDivisionError" in text and "q (" in text and "Could not run" in text
     assert "in place" not in g.outcomes["inputs_unchanged"].feedback
+
+
+def test_a_check_whose_cases_partly_ran_says_how_many_could_not(grade, head_source):
+    """Found on a walk: SingleHead without d_v's default crashed only where d_v was left out; the check
+    kept 5.4 of its 6 points for the cases that ran, yet said "Could not run this check"."""
+    g = grade(head_source().replace("d_v or d_k", "d_v"))
+    head = g.outcomes["single_head"]
+    assert head.status == "error" and 0 < head.cases_passed < head.cases_total
+    assert "Could not run this check" not in head.feedback, head.feedback
+    said = re.match(r"Could not run (\d+) of this check's (\d+) cases", head.feedback)
+    assert said and int(said[2]) == head.cases_total and 0 < int(said[1]) <= head.cases_total - head.cases_passed
+    assert "TypeError" in head.feedback
+    stub = grade(head_source(SCORES="1 / 0"))  # every case raised: the check itself could not run
+    assert stub.outcomes["random_probes"].feedback.startswith("Could not run this check: ")
 
 
 # --- Class 7: points without attention ------------------------------------------------------------
