@@ -147,6 +147,8 @@ class UnseenBand(_Model):
     when: list[Text] | None = Field(None, description="The findings it caps (its check's `ceiling_when`); "
                                                       "absent: any failure of that check, which a check shown "
                                                       "here cannot tell.")
+    needs: Text | None = Field(None, description="The entry point its check calls: what a check shown here finds "
+                                                 "in another entry point's calls says nothing of this band.")
 
 
 class Rubric(_Model):
@@ -221,7 +223,8 @@ class Rubric(_Model):
             raise ValueError(f"rubric {self.assignment_id!r} has no visible check, so a self-check would run nothing")
         ids = {c.id for c in visible}
         checks = [{**c.model_dump(), "requires": [p for p in c.requires if p in ids]} for c in visible]
-        unseen = [*self.unseen_bands, *(UnseenBand(ceiling=c.ceiling, when=c.ceiling_when) for c in self.checks
+        unseen = [*self.unseen_bands, *(UnseenBand(ceiling=c.ceiling, when=c.ceiling_when, needs=CHECKS[c.id].needs)
+                                        for c in self.checks
                                         if c.id not in ids and c.ceiling is not None)]
         return Rubric.model_validate({**self.model_dump(), "checks": checks,
                                       "unseen_bands": [b.model_dump() for b in unseen]})

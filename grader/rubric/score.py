@@ -108,7 +108,7 @@ def _report(
         visibility=check.visibility,
         section=spec.section,
         ceiling=_band(check, outcome, status),
-        unseen_ceiling=_unseen_band(rubric, outcome, status),
+        unseen_ceiling=_unseen_band(rubric, outcome, status, spec.needs),
     )
     if status == "skipped" or outcome is None:
         return CheckReport(**common, score=0.0, feedback=_skipped_feedback(rubric, check, statuses, audience))
@@ -173,14 +173,17 @@ def _band(check: RubricCheck, outcome: CheckOutcome | None, status: str) -> floa
     return None
 
 
-def _unseen_band(rubric: Rubric, outcome: CheckOutcome | None, status: str) -> float | None:
+def _unseen_band(rubric: Rubric, outcome: CheckOutcome | None, status: str, needs: str) -> float | None:
     """The lowest band a check this view leaves out sets on what this check found (a student view's
     `unseen_bands`: a crash, wrong values), so the self-check can say the grade may be capped lower."""
     if outcome is None or status == "skipped" or outcome.not_written:
         return None
     found = set(outcome.findings)
     # A band for any failure of its own check says nothing about what a check shown here found.
-    return min((b.ceiling for b in rubric.unseen_bands if b.when is not None and found & set(b.when)), default=None)
+    # A crash is the entry point's own: SingleHead's __init__ raising says nothing of causal_attention's calls.
+    # A wrong value is not: a head's wrong output is its causal_attention's difference (single_head says so).
+    return min((b.ceiling for b in rubric.unseen_bands if b.when is not None
+                and (found - ({CRASH} if b.needs not in (None, needs) else set())) & set(b.when)), default=None)
 
 
 def _total(values) -> float:

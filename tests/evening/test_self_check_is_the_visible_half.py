@@ -66,3 +66,15 @@ def test_the_head_check_gives_the_same_verdict_in_both_views(sandbox, tmp_path):
         assert "like the reference" not in head.feedback
         assert "difference comes from causal_attention" in head.feedback, head.feedback
     assert [line for line in _terminal(mine).splitlines() if "not shown here" in line and "75%" in line]
+
+
+def test_a_crash_in_singlehead_is_not_told_a_band_only_causal_attention_can_set(sandbox, tmp_path):
+    """Found on a walk: SingleHead without d_v's default crashed where d_v was left out; the self-check said
+    the grade may be capped at 75% (the hidden checks' crash band), but those checks call only
+    causal_attention and the grade was 97.38 / 100, no band."""
+    path = _file(tmp_path, "dv", ("d_v = d_k if d_v is None else d_v", "pass"))
+    mine = self_check(path, sandbox=sandbox, hint_state_path=tmp_path / "hints.json")
+    graded = grade_file(path, sandbox=sandbox, secret="s")
+    assert any(c.status == "error" and c.id == "single_head" for c in mine.checks)
+    assert graded.score > 0.75 * graded.max_score  # no band in the grade
+    assert "not shown here cap" not in _terminal(mine)
