@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from grader.batch.models import Override
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -66,6 +68,20 @@ CREATE TABLE IF NOT EXISTS passbacks (
   next_at TEXT NOT NULL DEFAULT '',
   error TEXT
 );
+CREATE TABLE IF NOT EXISTS overrides (
+  student TEXT NOT NULL,
+  source_sha256 TEXT NOT NULL,
+  check_id TEXT NOT NULL,
+  record TEXT NOT NULL,
+  by TEXT NOT NULL,
+  at TEXT NOT NULL,
+  PRIMARY KEY (student, source_sha256, check_id)
+);
+CREATE TABLE IF NOT EXISTS releases (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  at TEXT NOT NULL,
+  by TEXT NOT NULL
+);
 """
 
 
@@ -101,6 +117,15 @@ def _start_time(pid: int) -> str | None:
         return None
     fields = stat[stat.rindex(")") + 2:].split()
     return None if fields[0] in ("Z", "X") else fields[19]
+
+
+@dataclass(frozen=True)
+class KeptOverride:
+    """The CLI's `Override` record, and who made it when (the instructor's history of changes)."""
+
+    override: Override
+    by: str
+    at: datetime
 
 
 @dataclass(frozen=True)
@@ -235,6 +260,38 @@ class CourseStore:
             rows = db.execute("SELECT id, student, filename, at, state, report FROM submissions WHERE id IN "
                               "(SELECT max(id) FROM submissions GROUP BY student)").fetchall()
         return {r[1]: _submission(r) for r in rows}
+
+    # --- the instructor's decisions ----------------------------------------------------------------
+
+    def put_override(self, override: Override, *, by: str, at: datetime) -> None:
+        """One override per attempt's file and target (the CLI keys its store on the student and target; a
+        course keeps every attempt, so the file's sha256 joins the key). In the same transaction the
+        student's rendered pages are dropped (they show the old grade) and their passback is due again."""
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO overrides VALUES (?, ?, ?, ?, ?, ?)",
+                       (override.student, override.source_sha256, override.check, override.model_dump_json(), by,
+                        at.isoformat()))
+            db.execute("DELETE FROM pages WHERE submission IN (SELECT id FROM submissions WHERE student=?)",
+                       (override.student,))
+            db.execute("UPDATE passbacks SET state='pending', tries=0, next_at='', error=NULL WHERE student=?",
+                       (override.student,))
+
+    def overrides(self, student: str | None = None) -> list[KeptOverride]:
+        """In the CLI's order (by student, then target: the total before any check)."""
+        with self._db() as db:
+            rows = db.execute("SELECT record, by, at FROM overrides WHERE ? IS NULL OR student=? "
+                              "ORDER BY student, check_id, at", (student, student)).fetchall()
+        return [KeptOverride(Override.model_validate_json(r), by, datetime.fromisoformat(at)) for r, by, at in rows]
+
+    def release(self, at: datetime, *, by: str) -> None:
+        """The instructor released the grades (a course whose release is manual); the first time counts."""
+        with self._db() as db:
+            db.execute("INSERT OR IGNORE INTO releases VALUES (1, ?, ?)", (at.isoformat(), by))
+
+    def released_at(self) -> datetime | None:
+        with self._db() as db:
+            row = db.execute("SELECT at FROM releases").fetchone()
+        return datetime.fromisoformat(row[0]) if row else None
 
     # --- sessions -------------------------------------------------------------------------------
 
