@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 COOKIE = "grader_session"
 _log = logging.getLogger("grader.serve")
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+# A student is told that the grader failed and what to do, never the grader's own error (it names its code).
+GRADER_FAILED = ("The grader could not grade this attempt: it failed on the file, this is not your score. "
+                 "Ask your instructor, who can see why; your other attempts are not affected.")
 _templates = Environment(loader=PackageLoader("grader.serve", "templates"), autoescape=select_autoescape(["html"]))
 
 
@@ -310,15 +313,17 @@ async def submission(request: Request) -> Response:
     instructor = who.role == "instructor"
     history = svc.store.history(s.student)
     number = [h.id for h in history].index(s.id) + 1
-    fragment = change = None
+    fragment = change = failed = None
     audience, published = ("instructor" if instructor else "student"), instructor or svc.released()
     if s.report is not None:
         fragment = await svc.fragment(s, audience=audience, published=published)
+        if (error := Report.model_validate_json(s.report).error) is not None:  # a grader error, said plainly
+            failed = f"Why: {error}" if instructor else GRADER_FAILED
         if number > 1:
             change = _change(svc, history[number - 2], s, number, audience=audience, published=published)
     back = f"/class/{s.student}" if instructor else "/"
     return svc.page("report.html", who=svc.names.get(who.key, "instructor"), csrf=csrf, fragment=fragment,
-                    state=s.state, number=number, back=back, refresh=fragment is None, change=change,
+                    state=s.state, number=number, back=back, refresh=fragment is None, change=change, failed=failed,
                     script=fragment is None, wait=f"/submissions/{s.id}/wait")
 
 
@@ -535,7 +540,7 @@ def _pass_back(svc: Service, passer: Passer) -> None:
 
 def _lost(svc: Service, pid: int, status: int) -> None:
     """A worker process ended while the server runs: its claim goes back to the others."""
-    requeued = svc.store.requeue_abandoned()
+    requeued = svc.store.requeue_abandoned(given_up=svc.graded)
     left = len(svc.workers.sockets) if svc.workers is not None else 0
     _log.warning("grading worker %d ended (status %d); %d claim(s) back in the queue, %d worker(s) left",
                  pid, status, requeued, left)

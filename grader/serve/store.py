@@ -77,6 +77,10 @@ CREATE TABLE IF NOT EXISTS overrides (
   at TEXT NOT NULL,
   PRIMARY KEY (student, source_sha256, check_id)
 );
+CREATE TABLE IF NOT EXISTS abandoned (
+  submission INTEGER PRIMARY KEY,
+  times INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS releases (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   at TEXT NOT NULL,
@@ -87,6 +91,21 @@ CREATE TABLE IF NOT EXISTS releases (
 
 class QueueFull(Exception):
     pass
+
+
+# A claim abandoned this many times (its worker died while grading it each time) is not queued again: the
+# file itself is the likeliest cause, and a worker killed for another reason (the OOM killer) is forgiven twice.
+MAX_ABANDONED = 3
+
+
+def abandoned_report(filename: str) -> str:
+    """What the student and the instructor read for a file that was given up on, as a grader error."""
+    from grader.report.models import Report, Runtime
+
+    return Report(submission=filename, status="grader_error", score=0.0, max_score=0.0, checks=[],
+                  error=(f"the grading process ended while grading this file, {MAX_ABANDONED} times, so it was not "
+                         "graded; ask your instructor, who can see it (the rest of your attempts are not affected)"),
+                  runtime=Runtime(isolation="none", wall_s=0.0)).model_dump_json()
 
 
 PageKey = tuple[str, bool]  # (audience, published): who reads a rendered report, and whether grades are out
@@ -174,17 +193,34 @@ class CourseStore:
         with self._db() as db:
             db.execute("INSERT OR REPLACE INTO workers VALUES (?, ?, ?)", (worker, identity.pid, identity.started))
 
-    def requeue_abandoned(self, alive: Callable[[ProcessIdentity], bool] | None = None) -> int:
-        """Claims whose worker's process is gone (or that no registered worker holds) go back in the queue."""
+    def requeue_abandoned(self, alive: Callable[[ProcessIdentity], bool] | None = None, *,
+                          given_up: Callable[[int], None] | None = None) -> int:
+        """Claims whose worker's process is gone (or that no registered worker holds) go back in the queue,
+        unless one was abandoned `MAX_ABANDONED` times: that one is graded as a grader error (told to
+        `given_up`, after the commit). How many moved."""
         alive = alive or ProcessIdentity.alive
         with self._db() as db:
             holders = db.execute("SELECT DISTINCT s.claimed_by, w.pid, w.started FROM submissions s LEFT JOIN "
                                  "workers w ON w.id = s.claimed_by WHERE s.state='claimed'").fetchall()
             dead = [h for h, pid, started in holders if pid is None or not alive(ProcessIdentity(pid, started))]
+            moved, gave_up = 0, []
             for holder in dead:
                 db.execute("DELETE FROM workers WHERE id=?", (holder,))
-            return sum(db.execute("UPDATE submissions SET state='queued', claimed_by=NULL "
-                                  "WHERE state='claimed' AND claimed_by=?", (h,)).rowcount for h in dead)
+                for sid, filename in db.execute("SELECT id, filename FROM submissions WHERE state='claimed' AND "
+                                                "claimed_by=?", (holder,)).fetchall():
+                    times = db.execute("INSERT INTO abandoned VALUES (?, 1) ON CONFLICT(submission) DO UPDATE SET "
+                                       "times=times+1 RETURNING times", (sid,)).fetchone()[0]
+                    if times >= MAX_ABANDONED:
+                        db.execute("UPDATE submissions SET state='graded', report=?, claimed_by=NULL WHERE id=?",
+                                   (abandoned_report(filename), sid))
+                        gave_up.append(sid)
+                    else:
+                        db.execute("UPDATE submissions SET state='queued', claimed_by=NULL WHERE id=?", (sid,))
+                    moved += 1
+        for sid in gave_up:
+            if given_up is not None:
+                given_up(sid)
+        return moved
 
     def claim(self, worker: int) -> tuple[int, str, bytes] | None:
         with self._db() as db:
