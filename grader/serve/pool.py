@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.serve.store import CourseStore
+from grader.serve.store import CourseStore, ProcessIdentity
 from grader.serve.worker import Grade, Present, grade_one, start_worker
 
 IDLE_S = 1.0  # an idle worker looks this often for claims left by a worker that died
@@ -43,6 +43,7 @@ class Workers:
         self.sockets: dict[int, socket.socket] = {}  # worker pid -> the server's end of its socket
         self._partial: dict[int, bytes] = {}
         self._children: set[int] = set()  # forked here (the others are the nursery's: it reaps them)
+        self._born_as: dict[int, ProcessIdentity] = {}  # the nursery's workers, as the kernel knows each
         self._attached: tuple | None = None
         sys.stdout.flush()
         sys.stderr.flush()
@@ -87,7 +88,7 @@ class Workers:
             loop.remove_reader(sock.fileno())
             sock.close()
             del self.sockets[pid]
-            status = _reaped(pid, pid in self._children)
+            status = _reaped(pid, pid in self._children, self._born_as.pop(pid, None))
             self._children.discard(pid)
             if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == FAILED):  # it would fail again
                 try:
@@ -114,6 +115,8 @@ class Workers:
             return
         pid = int(data)
         sock = socket.socket(fileno=fds[0])
+        if (identity := ProcessIdentity.of(pid)) is not None:
+            self._born_as[pid] = identity
         sock.setblocking(False)
         self.sockets[pid] = sock
         loop.add_reader(sock.fileno(), self._read, pid)
@@ -134,14 +137,14 @@ class Workers:
 FAILED = 70  # a child's own failure (its sandbox would not start): a replacement would fail the same way
 
 
-def _reaped(pid: int, mine: bool) -> int:
+def _reaped(pid: int, mine: bool, identity: ProcessIdentity | None) -> int:
     """The ended worker's wait status once its process is gone, so its claim is free. The nursery's
-    children are the nursery's to reap: their socket closes as they exit, and they are gone a moment later."""
+    children are the nursery's to reap (it stops replacing once one ended by its own failure): their socket
+    closes as they exit, and they are gone a moment later (a zombie counts as gone)."""
     if mine:
         return os.waitpid(pid, 0)[1]
-    from grader.serve.store import ProcessIdentity
-
-    while ProcessIdentity.of(pid) is not None:  # exiting: at most the moment its exit takes
+    end = time.monotonic() + 5.0  # past it, the idle workers' next look re-queues the claim anyway
+    while identity is not None and identity.alive() and time.monotonic() < end:
         time.sleep(0.001)
     return 0
 
@@ -149,22 +152,26 @@ def _reaped(pid: int, mine: bool) -> int:
 def _nursery(sock: socket.socket, store: Path, make: MakeGrader) -> None:
     """Forks a fresh worker each time the server asks (one byte each), sends it the worker's pid and the
     server's end of its socket, and reaps its workers. When the server closes its end, waits for them."""
-    me, children = os.getpid(), set()
+    me, children, broken = os.getpid(), set(), False
     while True:
         ready, _, _ = select.select([sock], [], [], IDLE_S)
         while children:
             try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
+                pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
                 break
             if pid == 0:
                 break
             children.discard(pid)
+            broken = broken or (os.WIFEXITED(status) and os.WEXITSTATUS(status) == FAILED)
         if not ready:
             continue
         asked = sock.recv(64)
         if not asked:
             break
+        if broken:  # a replacement ended by its own failure (its sandbox would not start): so would the next
+            print("grader: a replacement grading worker failed to start; no more are started", file=sys.stderr)
+            continue
         for _ in asked:
             mine, pid = _fork_child(me, lambda theirs: _serve_queue(theirs, store, make), [sock])
             children.add(pid)
