@@ -8,6 +8,7 @@ graded exactly once: `finish` writes only for the claim's holder."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -236,6 +237,12 @@ class CourseStore:
             done = db.execute("UPDATE submissions SET state='graded', report=?, claimed_by=NULL "
                               "WHERE id=? AND state='claimed' AND claimed_by=?",
                               (report_json, submission, worker)).rowcount == 1
+            if done and pages:  # not when an override was made for this same file: the page would lack it
+                student, source = db.execute("SELECT student, source FROM submissions WHERE id=?",
+                                             (submission,)).fetchone()
+                if db.execute("SELECT 1 FROM overrides WHERE student=? AND source_sha256=?",
+                              (student, hashlib.sha256(bytes(source)).hexdigest())).fetchone():
+                    pages = None
             if done:
                 for (audience, published), html in (pages or {}).items():
                     db.execute("INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?)",
