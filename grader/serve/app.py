@@ -30,7 +30,7 @@ from grader.report.models import Report
 from grader.serve import course as course_mod
 from grader.serve.course import Course
 from grader.serve.grades import COUNTS, EXPORTS, adjusted, counted, report_of
-from grader.serve.store import CourseStore, QueueFull, Submission, next_allowed
+from grader.serve.store import MAX_ABANDONED, CourseStore, QueueFull, Submission, next_allowed
 from grader.serve.tokens import Who, sign_ins, token_hash
 from grader.serve.waiting import NO_SCRIPT_REFRESH_S, RECHECK_S, SCRIPT, SCRIPT_SRC, WAIT_S, Waiting
 from grader.serve.worker import Grade, drain, start_worker
@@ -539,11 +539,12 @@ def _pass_back(svc: Service, passer: Passer) -> None:
 
 
 def _lost(svc: Service, pid: int, status: int) -> None:
-    """A worker process ended while the server runs: its claim goes back to the others."""
-    requeued = svc.store.requeue_abandoned(given_up=svc.graded)
+    """A worker process ended while the server runs: its claim goes back to the others (a replacement
+    is on its way from the nursery), or is given up on as a grader error after `MAX_ABANDONED` tries."""
+    freed = svc.store.requeue_abandoned(given_up=svc.graded)
     left = len(svc.workers.sockets) if svc.workers is not None else 0
-    _log.warning("grading worker %d ended (status %d); %d claim(s) back in the queue, %d worker(s) left",
-                 pid, status, requeued, left)
+    _log.warning("grading worker %d ended (status %d); %d claim(s) freed (re-queued, or given up after %d tries); "
+                 "%d worker(s) left", pid, status, freed, MAX_ABANDONED, left)
     if left:
         svc.queued()
 
