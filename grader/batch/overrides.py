@@ -115,7 +115,7 @@ def new_override(r: StudentResult, *, reason: str, score: float | None = None, c
                  points: float | None = None) -> Override:
     """The override of `r`'s graded report, checked as `override` checks it (the CLI and the course service)."""
     if not reason.strip():
-        raise InputError("--reason must say why: the student reads it with the adjusted grade")
+        raise InputError("the reason must say why: the student reads it with the adjusted grade")
     if r.report is None:
         raise InputError(f"{student_label(r.student)} has no graded submission to adjust ({r.status})")
     if check:
@@ -123,11 +123,11 @@ def new_override(r: StudentResult, *, reason: str, score: float | None = None, c
         if c is None:
             raise InputError(f"no check {check!r} in this rubric: one of {', '.join(x.id for x in r.report.checks)}")
         if points is None or not 0 <= points <= c.max_score:
-            raise InputError(f"--points for {check} must be between 0 and {score_text(c.max_score)}")
+            raise InputError(f"the points for {check} must be between 0 and {score_text(c.max_score)}")
         return Override(student=r.student.key, source_sha256=r.student.source_sha256, check=check, points=points,
                         reason=reason.strip())
     if score is None or not 0 <= score <= r.report.max_score:
-        raise InputError(f"--score must be between 0 and {score_text(r.report.max_score)}")
+        raise InputError(f"the score must be between 0 and {score_text(r.report.max_score)}")
     return Override(student=r.student.key, source_sha256=r.student.source_sha256, points=score, reason=reason.strip())
 
 

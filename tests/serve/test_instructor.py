@@ -87,6 +87,7 @@ def test_an_override_is_refused_as_the_cli_refuses_it_and_nothing_is_kept(app):
                                         ("ten", "", REASON, "a number")]:
         r = _override(teacher, csrf, "s1", second, points, check=check, reason=reason)
         assert r.status_code == 400 and says in _text(r.text), (points, check, r.text)
+        assert "--" not in _text(r.text)  # the browser has no command-line flags to name
     assert app.state.svc.store.overrides("s1") == []
     assert _override(teacher, csrf, "s1", 999, "10").status_code == 404
     bo, bo_csrf = sign_in(app, student("s2"))
