@@ -101,30 +101,34 @@ def record_override(out: Path, who: str, *, reason: str, score: float | None = N
     fingerprint = latest_fingerprint(path) if path.is_file() else None
     if fingerprint is None:
         raise InputError(f"{out} holds no class run: pass the --out folder of `grade`")
-    if not reason.strip():
-        raise InputError("--reason must say why: the student reads it with the adjusted grade")
     store = Store(path, rubric=fingerprint[0], secret=fingerprint[1])
     try:
         r = find_student(store.results(), who)
-        if r.report is None:
-            raise InputError(f"{student_label(r.student)} has no graded submission to adjust ({r.status})")
-        if check:
-            c = next((c for c in r.report.checks if c.id == check), None)
-            if c is None:
-                raise InputError(f"no check {check!r} in this rubric: one of {', '.join(x.id for x in r.report.checks)}")
-            if points is None or not 0 <= points <= c.max_score:
-                raise InputError(f"--points for {check} must be between 0 and {score_text(c.max_score)}")
-            override = Override(student=r.student.key, source_sha256=r.student.source_sha256, check=check,
-                                points=points, reason=reason.strip())
-        else:
-            if score is None or not 0 <= score <= r.report.max_score:
-                raise InputError(f"--score must be between 0 and {score_text(r.report.max_score)}")
-            override = Override(student=r.student.key, source_sha256=r.student.source_sha256, points=score,
-                                reason=reason.strip())
+        override = new_override(r, reason=reason, score=score, check=check, points=points)
         store.put_override(override)
     finally:
         store.close()
     return r, override
+
+
+def new_override(r: StudentResult, *, reason: str, score: float | None = None, check: str = "",
+                 points: float | None = None) -> Override:
+    """The override of `r`'s graded report, checked as `override` checks it (the CLI and the course service)."""
+    if not reason.strip():
+        raise InputError("the reason must say why: the student reads it with the adjusted grade")
+    if r.report is None:
+        raise InputError(f"{student_label(r.student)} has no graded submission to adjust ({r.status})")
+    if check:
+        c = next((c for c in r.report.checks if c.id == check), None)
+        if c is None:
+            raise InputError(f"no check {check!r} in this rubric: one of {', '.join(x.id for x in r.report.checks)}")
+        if points is None or not 0 <= points <= c.max_score:
+            raise InputError(f"the points for {check} must be between 0 and {score_text(c.max_score)}")
+        return Override(student=r.student.key, source_sha256=r.student.source_sha256, check=check, points=points,
+                        reason=reason.strip())
+    if score is None or not 0 <= score <= r.report.max_score:
+        raise InputError(f"the score must be between 0 and {score_text(r.report.max_score)}")
+    return Override(student=r.student.key, source_sha256=r.student.source_sha256, points=score, reason=reason.strip())
 
 
 def as_reported(out: Path) -> list[StudentResult]:

@@ -29,7 +29,8 @@ from grader.report.html import render_fragment
 from grader.report.models import Report
 from grader.serve import course as course_mod
 from grader.serve.course import Course
-from grader.serve.store import CourseStore, QueueFull, Submission, next_allowed
+from grader.serve.grades import COUNTS, EXPORTS, adjusted, counted, report_of
+from grader.serve.store import MAX_ABANDONED, CourseStore, QueueFull, Submission, next_allowed
 from grader.serve.tokens import Who, sign_ins, token_hash
 from grader.serve.waiting import NO_SCRIPT_REFRESH_S, RECHECK_S, SCRIPT, SCRIPT_SRC, WAIT_S, Waiting
 from grader.serve.worker import Grade, drain, start_worker
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
 COOKIE = "grader_session"
 _log = logging.getLogger("grader.serve")
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+# A student is told that the grader failed and what to do, never the grader's own error (it names its code).
+GRADER_FAILED = ("The grader could not grade this attempt: it failed on the file, this is not your score. "
+                 "Ask your instructor, who can see why; your other attempts are not affected.")
 _templates = Environment(loader=PackageLoader("grader.serve", "templates"), autoescape=select_autoescape(["html"]))
 
 
@@ -86,6 +90,11 @@ class Service:
         self.waiting.graded(submission)
         self.graded_any.set()
 
+    def released(self, now: datetime | None = None) -> bool:
+        """Grades are out: by the course's policy, or (manual) once the instructor released them here."""
+        now = now or self.clock()
+        return self.course.released(now) or (self.course.release == "manual" and self.store.released_at() is not None)
+
     def readable(self, who: Who, submission: int) -> Submission | None:
         """The attempt if `who` may read it: the instructor any, a student only their own."""
         s = self.store.get(submission)
@@ -97,18 +106,18 @@ class Service:
         key = (audience, published)
         html = self.store.page(s.id, key)
         if html is None:
-            report = Report.model_validate_json(s.report)
+            report = report_of(self.store, s)  # the instructor's overrides applied, with their reasons
             html = await run_in_threadpool(render_fragment, report, audience=audience, published=published)
             self.store.keep_page(s.id, key, html)
         return Markup(html)
 
     def result(self, s: Submission, *, instructor: bool) -> str:
-        if s.report is None:
+        report = report_of(self.store, s)
+        if report is None:
             return ""
-        report = Report.model_validate_json(s.report)
         if report.status == "grader_error":
             return "the grader failed on this file"
-        if instructor or self.course.released(self.clock()):
+        if instructor or self.released():
             return f"{report.score:g} / {report.max_score:g}"
         return "graded (score released later)"
 
@@ -251,7 +260,7 @@ async def _posted(request: Request, svc: Service) -> tuple[Who, dict] | Response
     length = request.headers.get("content-length")
     if length is None or not length.isdigit() or int(length) > cap + 16 * 1024:
         return _denied(svc, 413, f"Uploads are limited to {svc.course.max_upload_kb} KB.")
-    form = await request.form(max_files=1, max_fields=4, max_part_size=cap + 1)
+    form = await request.form(max_files=1, max_fields=8, max_part_size=cap + 1)
     if not hmac.compare_digest(str(form.get("csrf", "")), csrf):
         return _denied(svc, 403, "This form has expired; reload the page and submit again.")
     return who, form
@@ -304,15 +313,17 @@ async def submission(request: Request) -> Response:
     instructor = who.role == "instructor"
     history = svc.store.history(s.student)
     number = [h.id for h in history].index(s.id) + 1
-    fragment = change = None
-    audience, published = ("instructor" if instructor else "student"), instructor or svc.course.released(svc.clock())
+    fragment = change = failed = None
+    audience, published = ("instructor" if instructor else "student"), instructor or svc.released()
     if s.report is not None:
         fragment = await svc.fragment(s, audience=audience, published=published)
+        if (error := Report.model_validate_json(s.report).error) is not None:  # a grader error, said plainly
+            failed = f"Why: {error}" if instructor else GRADER_FAILED
         if number > 1:
             change = _change(svc, history[number - 2], s, number, audience=audience, published=published)
     back = f"/class/{s.student}" if instructor else "/"
     return svc.page("report.html", who=svc.names.get(who.key, "instructor"), csrf=csrf, fragment=fragment,
-                    state=s.state, number=number, back=back, refresh=fragment is None, change=change,
+                    state=s.state, number=number, back=back, refresh=fragment is None, change=change, failed=failed,
                     script=fragment is None, wait=f"/submissions/{s.id}/wait")
 
 
@@ -339,7 +350,7 @@ def _change(svc: Service, before: Submission, after: Submission, number: int, *,
 
     def side(s: Submission):
         return (s.filename, svc.store.source(s.id) or b"",
-                Report.model_validate_json(s.report) if s.report is not None else None)
+                report_of(svc.store, s))
 
     return between(number, side(before), side(after), audience=audience, published=published)
 
@@ -354,16 +365,52 @@ def _instructor(request: Request, svc: Service) -> tuple[Who, str] | Response:
 
 
 async def class_view(request: Request) -> Response:
+    from grader.batch.names import student_label
+    from grader.intake.collect import InputError
+    from grader.serve.grades import class_results, export
+
     svc: Service = request.app.state.svc
     got = _instructor(request, svc)
     if isinstance(got, Response):
         return got
-    latest = svc.store.latest_per_student()
-    rows = [{"key": key, "name": name, "attempts": svc.store.count(key) if key in latest else 0,
-             "at": latest[key].at.isoformat(timespec="seconds") if key in latest else "",
-             "result": svc.result(latest[key], instructor=True) if key in latest else "no submission"}
-            for key, name in sorted(svc.names.items(), key=lambda kv: kv[1])]
-    return svc.page("class.html", who="instructor", csrf=got[1], rows=rows)
+    rows = []
+    for r in sorted(class_results(svc.course, svc.store), key=lambda r: (r.student.name, r.student.key)):
+        rep = r.report
+        rows.append({"key": r.student.key, "name": r.student.name, "attempts": svc.store.count(r.student.key),
+                     "result": f"{rep.score:g} / {rep.max_score:g}" if rep else r.status.replace("_", " "),
+                     "notes": [n for n in r.student.notes if n != "no submission"]})
+    left_out = {}
+    for fmt in ("canvas", "moodle"):
+        try:
+            left_out[EXPORTS[fmt]] = export(svc.course, svc.store, fmt, published=svc.released())[1]
+        except InputError as err:
+            left_out[EXPORTS[fmt]] = [str(err)]
+    c, now = svc.course, svc.clock()
+    return svc.page("class.html", who="instructor", csrf=got[1], rows=rows, counts=COUNTS, exports=EXPORTS,
+                    left_out=left_out, manual=c.release == "manual", released_at=svc.store.released_at(),
+                    due=c.due.isoformat(), due_passed=now >= c.due, released=svc.released(now),
+                    label=student_label)
+
+
+def _history_rows(svc: Service, history: list[Submission]) -> list[dict]:
+    """Each attempt as the instructor reads it: its grade with the overrides made for it, who made each,
+    when and why, and what the CLI would say of them (a total above a severity band's cap)."""
+    from grader.report.view import adjustment_text
+
+    kept = svc.store.overrides(history[0].student) if history else []
+    rows = []
+    for row, s in zip(_rows(svc, history, instructor=True), history, strict=True):
+        a = adjusted(svc.store, s, kept=kept) if s.state == "graded" else None
+        rep = a.result.report if a is not None else None
+        graded = Report.model_validate_json(s.report) if rep is not None else None
+        row.update(checks=rep.checks if rep else [], max_score=rep.max_score if rep else 0,
+                   was=f"{graded.score:g} / {graded.max_score:g}" if graded and a.kept else "",
+                   overrides=[{"text": adjustment_text(adj, rep), "by": k.by,
+                               "at": k.at.isoformat(timespec="seconds")} for adj, k in
+                              zip(rep.adjustments, a.kept, strict=True)] if rep else [],
+                   notes=a.notes if a else [])
+        rows.append(row)
+    return rows
 
 
 async def student_history(request: Request) -> Response:
@@ -374,8 +421,88 @@ async def student_history(request: Request) -> Response:
     key = request.path_params["student"]
     if key not in svc.names:
         return _denied(svc, 404, "No such student on the roster.")
-    return svc.page("history.html", who="instructor", csrf=got[1], student=svc.names[key],
-                    history=_rows(svc, svc.store.history(key), instructor=True))
+    history = svc.store.history(key)
+    counts = counted(history)
+    return svc.page("history.html", who="instructor", csrf=got[1], student=svc.names[key], key=key,
+                    history=_history_rows(svc, history), counts=COUNTS, counted=counts.id if counts else None)
+
+
+async def override(request: Request) -> Response:
+    """The instructor's override of one attempt's total or one check, with its reason: the CLI's record,
+    checked by the CLI's own rules, kept with who made it and when."""
+    from grader.batch.overrides import new_override
+    from grader.intake.collect import InputError
+    from grader.serve.grades import as_result
+
+    svc: Service = request.app.state.svc
+    got = await _posted(request, svc)
+    if isinstance(got, Response):
+        return got
+    who, form = got
+    if who.role != "instructor":
+        return _denied(svc, 403, "This page is the instructor's.")
+    key, back = request.path_params["student"], f"/class/{request.path_params['student']}"
+    number = str(form.get("submission", ""))
+    s = svc.store.get(int(number)) if number.isdigit() else None
+    if key not in svc.names or s is None or s.student != key:
+        return _denied(svc, 404, "No such attempt of this student.")
+    if s.state != "graded":
+        return svc.page("message.html", 400, message="This attempt is not graded yet: there is nothing to adjust.",
+                        back=back)
+    check = str(form.get("check", "")).strip()
+    try:
+        points = float(str(form.get("points", "")).strip())
+    except ValueError:
+        return svc.page("message.html", 400, message="The points must be a number.", back=back)
+    try:
+        made = new_override(as_result(svc.store, s), reason=str(form.get("reason", "")), check=check,
+                            score=None if check else points, points=points if check else None)
+    except InputError as err:
+        return svc.page("message.html", 400, message=str(err), back=back)
+    svc.store.put_override(made, by=who.key or "instructor", at=svc.clock())
+    svc.graded_any.set()  # the passback sends the grade as it now counts
+    return RedirectResponse(f"{back}#attempt-{s.id}", 303)
+
+
+async def gradebook_export(request: Request) -> Response:
+    """One download per format: the class run's gradebook.csv, or an LMS's import file (the CLI's `--lms`)."""
+    from grader.intake.collect import InputError
+    from grader.serve.grades import export
+
+    svc: Service = request.app.state.svc
+    got = _instructor(request, svc)
+    if isinstance(got, Response):
+        return got
+    fmt = request.path_params["fmt"]
+    if fmt not in EXPORTS:
+        return _denied(svc, 404, "No such export.")
+    try:
+        text, _ = export(svc.course, svc.store, fmt, published=svc.released())
+    except InputError as err:
+        return svc.page("message.html", 409, message=str(err), back="/class")
+    return Response(text, media_type="text/csv; charset=utf-8", headers={
+        "Content-Disposition": f'attachment; filename="{EXPORTS[fmt]}"', "Cache-Control": "no-store"})
+
+
+async def release(request: Request) -> Response:
+    """Releases the grades of a course whose release is manual, once its due date has passed."""
+    svc: Service = request.app.state.svc
+    got = await _posted(request, svc)
+    if isinstance(got, Response):
+        return got
+    who, _ = got
+    if who.role != "instructor":
+        return _denied(svc, 403, "This page is the instructor's.")
+    c, now = svc.course, svc.clock()
+    if c.release != "manual":
+        return svc.page("message.html", 409, back="/class", message=(
+            f"This course's file says release: {c.release}; grades are released by that policy, not by hand."))
+    if now < c.due:
+        return svc.page("message.html", 409, back="/class", message=(
+            f"Grades can be released once the due date ({c.due.isoformat()}) has passed; students may still submit."))
+    svc.store.release(now, by=who.key or "instructor")
+    svc.graded_any.set()  # the passback queues and sends every linked student's grade now
+    return RedirectResponse("/class", 303)
 
 
 async def sign_out(request: Request) -> Response:
@@ -405,18 +532,19 @@ def _pass_back(svc: Service, passer: Passer) -> None:
     while not svc.stopping.is_set():
         svc.graded_any.clear()
         try:
-            passer.send_due(svc.clock(), released=svc.course.released)
+            passer.send_due(svc.clock(), released=svc.released)
         except Exception as err:  # the queue in the store keeps every grade; the next round retries
             _log.warning("grade passback round failed (%s); it is retried", type(err).__name__)
         svc.graded_any.wait(timeout=5.0)
 
 
 def _lost(svc: Service, pid: int, status: int) -> None:
-    """A worker process ended while the server runs: its claim goes back to the others."""
-    requeued = svc.store.requeue_abandoned()
+    """A worker process ended while the server runs: its claim goes back to the others (a replacement
+    is on its way from the nursery), or is given up on as a grader error after `MAX_ABANDONED` tries."""
+    freed = svc.store.requeue_abandoned(given_up=svc.graded)
     left = len(svc.workers.sockets) if svc.workers is not None else 0
-    _log.warning("grading worker %d ended (status %d); %d claim(s) back in the queue, %d worker(s) left",
-                 pid, status, requeued, left)
+    _log.warning("grading worker %d ended (status %d); %d claim(s) freed (re-queued, or given up after %d tries); "
+                 "%d worker(s) left", pid, status, freed, MAX_ABANDONED, left)
     if left:
         svc.queued()
 
@@ -458,7 +586,9 @@ def make_app(course: Course, secret: str, *, grade: Grade | None, store: CourseS
         Route("/", home), Route("/sign-in", sign_in), Route("/submit", submit, methods=["POST"]),
         Route("/submissions/{id:int}", submission), Route("/submissions/{id:int}/wait", wait),
         Route("/class", class_view),
-        Route("/class/{student}", student_history), Route("/sign-out", sign_out, methods=["POST"]),
+        Route("/class/{student}", student_history), Route("/class/{student}/override", override, methods=["POST"]),
+        Route("/exports/{fmt}", gradebook_export), Route("/release", release, methods=["POST"]),
+        Route("/sign-out", sign_out, methods=["POST"]),
         Route("/lti/login", lti_login, methods=["GET", "POST"]), Route("/lti/launch", lti_launch, methods=["POST"]),
         Route("/lti/jwks", lti_jwks),
     ], lifespan=lifespan)

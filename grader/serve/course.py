@@ -71,13 +71,16 @@ class Lti(BaseModel):
 class Course(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     title: str = Field(min_length=1)
+    # The assignment's title in the LMS, for Canvas's import column ("Title (id)" as its export heads it); default: title.
+    assignment: str = ""
     rubric: Path
     roster: Path
     secret: SecretSource
     due: datetime
     max_attempts: int | None = Field(default=None, ge=1)
     rate_limit: RateLimit | None = None
-    # immediate: the grade is shown as soon as it is graded; after_due: from the due date; manual: never here.
+    # immediate: the grade is shown as soon as it is graded; after_due: from the due date; manual: when the
+    # instructor releases it in the class view, after the due date.
     release: Literal["immediate", "after_due", "manual"] = "after_due"
     max_upload_kb: int = Field(default=256, ge=1, le=1024)
     queue_limit: int = Field(default=500, ge=1)
@@ -93,6 +96,7 @@ class Course(BaseModel):
         return due
 
     def released(self, now: datetime) -> bool:
+        """By the policy alone (a manual release is kept in the store: `Service.released`)."""
         return self.release == "immediate" or (self.release == "after_due" and now >= self.due)
 
 

@@ -1,6 +1,6 @@
 """Grade passback through LTI Assignment and Grade Services: each linked student's latest graded score,
-POSTed to their line item with a service token, queued in the store and retried until the platform
-takes it.
+with the instructor's overrides applied, POSTed to their line item with a service token, queued in the
+store and retried until the platform takes it.
 
 Facts from the specifications: the token is an OAuth 2 client-credentials grant whose client assertion
 is a JWT signed with the tool's key, iss and sub the client_id, aud the token endpoint, with iat, exp
@@ -22,6 +22,7 @@ import jwt
 
 from grader.report.models import Report
 from grader.serve.course import Lti
+from grader.serve.grades import adjusted
 from grader.serve.lti import SCORE_SCOPE, read_tool_key
 from grader.serve.store import CourseStore, LtiStore, Passback
 
@@ -95,12 +96,15 @@ class Passer:
             if s is None or s.student != p.student or s.report is None:  # a queue row that is not its student's
                 self.links.held(p, "the attempt is not this student's graded attempt")
                 continue
-            report = Report.model_validate_json(s.report)
-            if report.status == "grader_error":
+            counted = adjusted(self.store, s)  # the instructor's overrides applied: the grade as it counts
+            if counted.result.report is None:
                 self.links.held(p, "the grader failed on this attempt: no score to send")
                 continue
+            # Stamped with the latest override's time: a platform keeps a score only if it is newer than the one
+            # it holds (AGS 2.0, Score publish service, `timestamp`), so an override after a sent grade lands.
+            at = max([s.at, *(k.at for k in counted.kept)])
             try:
-                self.post(p, report, s.at, now)
+                self.post(p, counted.result.report, at, now)
             except PassbackFailed as err:
                 self.links.failed(p, str(err), retry_at(now, p.tries))
                 failed += 1

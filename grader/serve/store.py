@@ -8,12 +8,15 @@ graded exactly once: `finish` writes only for the claim's holder."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+
+from grader.batch.models import Override
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -66,11 +69,44 @@ CREATE TABLE IF NOT EXISTS passbacks (
   next_at TEXT NOT NULL DEFAULT '',
   error TEXT
 );
+CREATE TABLE IF NOT EXISTS overrides (
+  student TEXT NOT NULL,
+  source_sha256 TEXT NOT NULL,
+  check_id TEXT NOT NULL,
+  record TEXT NOT NULL,
+  by TEXT NOT NULL,
+  at TEXT NOT NULL,
+  PRIMARY KEY (student, source_sha256, check_id)
+);
+CREATE TABLE IF NOT EXISTS abandoned (
+  submission INTEGER PRIMARY KEY,
+  times INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS releases (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  at TEXT NOT NULL,
+  by TEXT NOT NULL
+);
 """
 
 
 class QueueFull(Exception):
     pass
+
+
+# A claim abandoned this many times (its worker died while grading it each time) is not queued again: the
+# file itself is the likeliest cause, and a worker killed for another reason (the OOM killer) is forgiven twice.
+MAX_ABANDONED = 3
+
+
+def abandoned_report(filename: str) -> str:
+    """What the student and the instructor read for a file that was given up on, as a grader error."""
+    from grader.report.models import Report, Runtime
+
+    return Report(submission=filename, status="grader_error", score=0.0, max_score=0.0, checks=[],
+                  error=(f"the grading process ended while grading this file, {MAX_ABANDONED} times, so it was not "
+                         "graded; ask your instructor, who can see it (the rest of your attempts are not affected)"),
+                  runtime=Runtime(isolation="none", wall_s=0.0)).model_dump_json()
 
 
 PageKey = tuple[str, bool]  # (audience, published): who reads a rendered report, and whether grades are out
@@ -101,6 +137,15 @@ def _start_time(pid: int) -> str | None:
         return None
     fields = stat[stat.rindex(")") + 2:].split()
     return None if fields[0] in ("Z", "X") else fields[19]
+
+
+@dataclass(frozen=True)
+class KeptOverride:
+    """The CLI's `Override` record, and who made it when (the instructor's history of changes)."""
+
+    override: Override
+    by: str
+    at: datetime
 
 
 @dataclass(frozen=True)
@@ -149,17 +194,34 @@ class CourseStore:
         with self._db() as db:
             db.execute("INSERT OR REPLACE INTO workers VALUES (?, ?, ?)", (worker, identity.pid, identity.started))
 
-    def requeue_abandoned(self, alive: Callable[[ProcessIdentity], bool] | None = None) -> int:
-        """Claims whose worker's process is gone (or that no registered worker holds) go back in the queue."""
+    def requeue_abandoned(self, alive: Callable[[ProcessIdentity], bool] | None = None, *,
+                          given_up: Callable[[int], None] | None = None) -> int:
+        """Claims whose worker's process is gone (or that no registered worker holds) go back in the queue,
+        unless one was abandoned `MAX_ABANDONED` times: that one is graded as a grader error (told to
+        `given_up`, after the commit). How many moved."""
         alive = alive or ProcessIdentity.alive
         with self._db() as db:
             holders = db.execute("SELECT DISTINCT s.claimed_by, w.pid, w.started FROM submissions s LEFT JOIN "
                                  "workers w ON w.id = s.claimed_by WHERE s.state='claimed'").fetchall()
             dead = [h for h, pid, started in holders if pid is None or not alive(ProcessIdentity(pid, started))]
+            moved, gave_up = 0, []
             for holder in dead:
                 db.execute("DELETE FROM workers WHERE id=?", (holder,))
-            return sum(db.execute("UPDATE submissions SET state='queued', claimed_by=NULL "
-                                  "WHERE state='claimed' AND claimed_by=?", (h,)).rowcount for h in dead)
+                for sid, filename in db.execute("SELECT id, filename FROM submissions WHERE state='claimed' AND "
+                                                "claimed_by=?", (holder,)).fetchall():
+                    times = db.execute("INSERT INTO abandoned VALUES (?, 1) ON CONFLICT(submission) DO UPDATE SET "
+                                       "times=times+1 RETURNING times", (sid,)).fetchone()[0]
+                    if times >= MAX_ABANDONED:
+                        db.execute("UPDATE submissions SET state='graded', report=?, claimed_by=NULL WHERE id=?",
+                                   (abandoned_report(filename), sid))
+                        gave_up.append(sid)
+                    else:
+                        db.execute("UPDATE submissions SET state='queued', claimed_by=NULL WHERE id=?", (sid,))
+                    moved += 1
+        for sid in gave_up:
+            if given_up is not None:
+                given_up(sid)
+        return moved
 
     def claim(self, worker: int) -> tuple[int, str, bytes] | None:
         with self._db() as db:
@@ -175,6 +237,12 @@ class CourseStore:
             done = db.execute("UPDATE submissions SET state='graded', report=?, claimed_by=NULL "
                               "WHERE id=? AND state='claimed' AND claimed_by=?",
                               (report_json, submission, worker)).rowcount == 1
+            if done and pages:  # not when an override was made for this same file: the page would lack it
+                student, source = db.execute("SELECT student, source FROM submissions WHERE id=?",
+                                             (submission,)).fetchone()
+                if db.execute("SELECT 1 FROM overrides WHERE student=? AND source_sha256=?",
+                              (student, hashlib.sha256(bytes(source)).hexdigest())).fetchone():
+                    pages = None
             if done:
                 for (audience, published), html in (pages or {}).items():
                     db.execute("INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?)",
@@ -235,6 +303,38 @@ class CourseStore:
             rows = db.execute("SELECT id, student, filename, at, state, report FROM submissions WHERE id IN "
                               "(SELECT max(id) FROM submissions GROUP BY student)").fetchall()
         return {r[1]: _submission(r) for r in rows}
+
+    # --- the instructor's decisions ----------------------------------------------------------------
+
+    def put_override(self, override: Override, *, by: str, at: datetime) -> None:
+        """One override per attempt's file and target (the CLI keys its store on the student and target; a
+        course keeps every attempt, so the file's sha256 joins the key). In the same transaction the
+        student's rendered pages are dropped (they show the old grade) and their passback is due again."""
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO overrides VALUES (?, ?, ?, ?, ?, ?)",
+                       (override.student, override.source_sha256, override.check, override.model_dump_json(), by,
+                        at.isoformat()))
+            db.execute("DELETE FROM pages WHERE submission IN (SELECT id FROM submissions WHERE student=?)",
+                       (override.student,))
+            db.execute("UPDATE passbacks SET state='pending', tries=0, next_at='', error=NULL WHERE student=?",
+                       (override.student,))
+
+    def overrides(self, student: str | None = None) -> list[KeptOverride]:
+        """In the CLI's order (by student, then target: the total before any check)."""
+        with self._db() as db:
+            rows = db.execute("SELECT record, by, at FROM overrides WHERE ? IS NULL OR student=? "
+                              "ORDER BY student, check_id, at", (student, student)).fetchall()
+        return [KeptOverride(Override.model_validate_json(r), by, datetime.fromisoformat(at)) for r, by, at in rows]
+
+    def release(self, at: datetime, *, by: str) -> None:
+        """The instructor released the grades (a course whose release is manual); the first time counts."""
+        with self._db() as db:
+            db.execute("INSERT OR IGNORE INTO releases VALUES (1, ?, ?)", (at.isoformat(), by))
+
+    def released_at(self) -> datetime | None:
+        with self._db() as db:
+            row = db.execute("SELECT at FROM releases").fetchone()
+        return datetime.fromisoformat(row[0]) if row else None
 
     # --- sessions -------------------------------------------------------------------------------
 

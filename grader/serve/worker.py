@@ -60,14 +60,16 @@ def grade_one(store: CourseStore, grade: Grade, *, worker: int, present: Present
     return submission
 
 
-def start_worker(store: CourseStore, worker: int | None = None) -> int:
+def start_worker(store: CourseStore, worker: int | None = None, *,
+                 given_up: Callable[[int], None] | None = None) -> int:
     """Registers this process under a fresh start id (not the pid alone: a dead worker's pid may come
-    back as ours) and puts back in the queue what dead workers held; the start id."""
+    back as ours) and puts back in the queue what dead workers held (`given_up`: those abandoned too
+    often, now grader errors); the start id."""
     worker = worker or secrets.randbits(62)
     identity = ProcessIdentity.of(os.getpid())
     if identity is not None:
         store.register_worker(worker, identity)
-    store.requeue_abandoned()
+    store.requeue_abandoned(given_up=given_up)
     return worker
 
 

@@ -1,10 +1,13 @@
 """In a real browser (headless Chromium driven by Selenium, Debian's chromium and chromium-driver): a
 student opens their link, uploads a buggy file, sees the diagnosis and the heatmap, uploads the fix
-and sees what changed and both attempts; the instructor's class view and the student's history show them. The service
+and sees what changed and both attempts; the instructor sees both in the student's history, overrides
+one with a reason, and finds the override in the history and in the downloaded gradebook. The service
 is a real uvicorn on loopback grading in the real sandbox. Skips, saying why, where Chromium is absent."""
 
 from __future__ import annotations
 
+import csv
+import io
 import shutil
 from pathlib import Path
 
@@ -69,6 +72,7 @@ def _graded_page(driver, attempt: int) -> str:
 
 def test_a_student_and_the_instructor_in_a_real_browser(browser, sandbox, tmp_path):
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     course = load_course(write_course(tmp_path / "course", release="immediate"))
     app = make_app(course, SECRET, grade=sandbox_grader(INSTRUCTOR_RUBRIC, SECRET, sandbox))
@@ -111,3 +115,23 @@ def test_a_student_and_the_instructor_in_a_real_browser(browser, sandbox, tmp_pa
         history = browser.page_source
         assert f"/submissions/{first.id}" in history and f"/submissions/{second.id}" in history
         assert f"{report.score:g} / {report.max_score:g}" in history
+
+        reason = "two days' extension agreed; the late penalty is taken off by hand"
+        form = browser.find_element(By.CSS_SELECTOR, f'tr#attempt-{second.id} form.override-form')
+        form.find_element(By.NAME, "points").send_keys("95")
+        form.find_element(By.NAME, "reason").send_keys(reason)
+        form.find_element(By.TAG_NAME, "button").click()
+        WebDriverWait(browser, WAIT_S).until(lambda d: reason in d.page_source)  # back on the history page
+        row = browser.find_element(By.ID, f"attempt-{second.id}").text
+        assert "95 / 100" in row and reason in row and f"graded {fixed.score:g} / {fixed.max_score:g}" in row
+        assert f"{report.score:g} / {report.max_score:g}" in browser.find_element(By.ID, f"attempt-{first.id}").text
+
+        downloads = tmp_path / "downloads"
+        downloads.mkdir()
+        browser.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+        browser.get(base + "/class")
+        browser.find_element(By.LINK_TEXT, "gradebook.csv").click()
+        saved = downloads / "gradebook.csv"
+        WebDriverWait(browser, WAIT_S).until(lambda d: saved.is_file() and saved.stat().st_size > 0)
+        rows = {r["ID"]: r for r in csv.DictReader(io.StringIO(saved.read_text(encoding="utf-8")))}
+        assert rows["s1"]["Student"] == "Ada One" and rows["s1"]["Score"] == "95" and reason in rows["s1"]["Notes"]

@@ -375,3 +375,46 @@ def test_an_unreachable_platform_keeps_every_grade_queued_and_the_round_short(lm
     clock.advance(1)
     assert passer.send_due(clock.now, released=course.released) == (2, 0)
     assert sorted((s["userId"], s["scoreGiven"]) for s in platform.scores) == [(SUBS["s1"], 10.0), (SUBS["s2"], 20.0)]
+
+
+def _instructor(app):
+    from support.serving import sign_in
+
+    from grader.serve.tokens import INSTRUCTOR
+
+    return sign_in(app, INSTRUCTOR)
+
+
+def test_an_overridden_score_is_what_is_passed_back_even_after_the_graded_one_was_sent(lms, clock):
+    app, platform, course, passer = lms
+    ada, _ = _launch(app, platform, "s1")
+    where = _upload(ada, "x = 1  # score 40\n")
+    drain(app.state.svc.store, fake_grade)
+    assert passer.send_due(clock.now, released=course.released) == (1, 0)
+    teacher, csrf = _instructor(app)
+    clock.advance(5)
+    r = teacher.post("/class/s1/override", data={"csrf": csrf, "submission": where.rsplit("/", 1)[1], "check": "",
+                                                 "points": "55", "reason": "regrade request"})
+    assert r.status_code == 303
+    assert passer.send_due(clock.now, released=course.released) == (1, 0)
+    assert [(s["userId"], s["scoreGiven"]) for s in platform.scores] == [(SUBS["s1"], 40.0), (SUBS["s1"], 55.0)]
+    # Stamped with the override's time: a platform keeps the newest score by its timestamp.
+    assert platform.scores[1]["timestamp"] > platform.scores[0]["timestamp"]
+    assert passer.send_due(clock.now, released=course.released) == (0, 0)  # sent once
+
+
+def test_a_manual_release_queues_the_passback(tmp_path, clock, lms):
+    _, platform, course, _ = lms
+    manual = course.model_copy(update={"release": "manual"})
+    app = make_app(manual, SECRET, grade=None, clock=clock)
+    passer = Passer(manual.lti, app.state.svc.store, client=httpx.Client(transport=httpx.MockTransport(platform.handle)))
+    ada, _ = _launch(app, platform, "s1")
+    _upload(ada, "x = 1  # score 40\n")
+    drain(app.state.svc.store, fake_grade)
+    svc = app.state.svc
+    clock.now = manual.due + timedelta(minutes=1)
+    assert passer.send_due(clock.now, released=svc.released) == (0, 0)  # past due, not released
+    teacher, csrf = _instructor(app)
+    assert teacher.post("/release", data={"csrf": csrf}).status_code == 303
+    assert passer.send_due(clock.now, released=svc.released) == (1, 0)
+    assert [(s["userId"], s["scoreGiven"]) for s in platform.scores] == [(SUBS["s1"], 40.0)]

@@ -17,7 +17,7 @@ from grader.serve.app import make_app
 from grader.serve.course import load_course
 from grader.serve.pool import Workers
 from grader.serve.store import ProcessIdentity
-from grader.serve.tokens import Who, token_for
+from grader.serve.tokens import INSTRUCTOR, Who, token_for
 
 CLASS = {f"p{i}": f"Student {i}" for i in range(6)}
 
@@ -74,7 +74,7 @@ def test_a_worker_that_ends_has_its_claim_graded_by_another(tmp_path):
     app, workers = _serving(tmp_path, _dies_once(marker))
     with on_loopback(app) as base:
         _upload_and_wait(base, "p0", "x = 1  # score 9\n# die\n")
-        assert len(workers.sockets) == 1  # one worker left, and it graded the dead one's claim
+        assert int(marker.read_text()) not in workers.sockets  # another worker graded the dead one's claim
         (attempt,) = app.state.svc.store.history("p0")
         assert Report.model_validate_json(attempt.report).score == 9
         assert Report.model_validate_json(attempt.report).runtime.output != f"pid {marker.read_text()}"
@@ -131,3 +131,59 @@ def test_a_served_course_killed_with_sigkill_leaves_no_process_behind(tmp_path):
     for pid in left:  # the test leaves nothing running, even when it fails
         os.kill(pid, signal.SIGKILL)
     assert not left, "a process of the killed server outlived it"
+
+
+def _until(condition, what: str):
+    """Polls for a state (bounded, generous); nothing is asserted about time."""
+    import time
+
+    for _ in range(12000):
+        if condition():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"never: {what}")
+
+
+def test_a_worker_that_dies_is_replaced(tmp_path):
+    marker = tmp_path / "died"
+    app, workers = _serving(tmp_path, _dies_once(marker), count=1)  # the only worker: nobody else would grade
+    first = set(workers.sockets)
+    with on_loopback(app) as base:
+        where = _upload_and_wait(base, "p0", "x = 1  # score 9\n# die\n")
+        assert int(marker.read_text()) in first
+        _until(lambda: len(workers.sockets) == 1, "one worker again")
+        (attempt,) = app.state.svc.store.history("p0")
+        graded_by = Report.model_validate_json(attempt.report).runtime.output
+        assert graded_by not in {f"pid {p}" for p in first} | {f"pid {os.getpid()}"}  # by the replacement
+        assert where
+        _upload_and_wait(base, "p1", "x = 1  # score 4\n")  # and it goes on grading
+        replacements = set(workers.sockets)
+    assert all(ProcessIdentity.of(p) is None for p in replacements)  # it left with the server too
+
+
+def _always_dies(path: Path) -> Report:
+    if "# poison" in path.read_text():
+        os._exit(1)
+    return _in_this_process(path)
+
+
+def test_a_file_that_kills_every_worker_is_told_to_its_student_as_a_grader_error(tmp_path):
+    from grader.serve.store import MAX_ABANDONED
+
+    app, workers = _serving(tmp_path, _always_dies, count=2)
+    with on_loopback(app) as base:
+        with httpx.Client(base_url=base, follow_redirects=False, timeout=120) as client:
+            assert client.get("/sign-in", params={"token": token_for(SECRET, Who("student", "p0"))}).status_code == 303
+            csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/").text).group(1)
+            where = client.post("/submit", data={"csrf": csrf, "code": "x = 1  # poison\n"}).headers["location"]
+            assert client.get(where + "/wait").json() == {"state": "graded"}  # the word comes when it is given up
+            (attempt,) = app.state.svc.store.history("p0")
+            report = Report.model_validate_json(attempt.report)
+            assert report.status == "grader_error" and f"{MAX_ABANDONED} times" in report.error
+            assert "the grader failed on this file" in client.get("/").text
+            page = client.get(where).text
+            assert "Ask your instructor" in page and f"{MAX_ABANDONED} times" not in page  # plain, not the grader's own
+        with httpx.Client(base_url=base, follow_redirects=False, timeout=120) as teacher:
+            assert teacher.get("/sign-in", params={"token": token_for(SECRET, INSTRUCTOR)}).status_code == 303
+            assert f"{MAX_ABANDONED} times" in teacher.get(where).text  # the instructor reads why
+        _upload_and_wait(base, "p1", "x = 1  # score 4\n")  # the workers were replaced and go on grading

@@ -217,3 +217,22 @@ def test_a_killed_server_takes_its_workers_with_it_and_the_restart_grades_each_o
         s = store.get(sid)
         assert s.state == "graded"
         assert Report.model_validate_json(s.report).score == i  # each its own report
+
+
+def test_a_submission_whose_grading_keeps_killing_workers_is_given_up_as_a_grader_error(tmp_path):
+    from grader.serve.store import MAX_ABANDONED
+
+    store = CourseStore(tmp_path / "course.sqlite")
+    sid = store.enqueue("s1", "attention.py", b"x = 1  # crashes its worker\n", NOW, limit=10)
+    told = []
+    for worker in range(1, MAX_ABANDONED + 1):  # each worker claims it and dies (none is registered as alive)
+        assert store.claim(worker=worker)[0] == sid
+        assert store.requeue_abandoned(given_up=told.append) == 1
+        assert store.get(sid).state == ("queued" if worker < MAX_ABANDONED else "graded")
+    assert told == [sid]  # whoever waits on it hears once, when it is given up
+    assert store.claim(worker=99) is None  # not re-queued forever
+    report = Report.model_validate_json(store.get(sid).report)
+    assert report.status == "grader_error" and report.submission == "attention.py"
+    assert f"{MAX_ABANDONED} times" in report.error and "ask your instructor" in report.error
+    other = store.enqueue("s2", "attention.py", b"x = 2\n", NOW, limit=10)  # the next upload is graded as usual
+    assert drain(store, fake_grade) == 1 and store.get(other).state == "graded"

@@ -10,8 +10,8 @@ from support.serving import SECRET, fake_grade, sign_in, student
 from grader.serve.tokens import INSTRUCTOR, Who, token_for
 from grader.serve.worker import drain
 
-PAGES = ["/", "/submissions/1", "/submissions/1/wait", "/class", "/class/s1"]
-POSTS = ["/submit", "/sign-out"]
+PAGES = ["/", "/submissions/1", "/submissions/1/wait", "/class", "/class/s1", "/exports/gradebook"]
+POSTS = ["/submit", "/sign-out", "/class/s1/override", "/release"]  # a student's refusal: tests/serve/test_instructor.py
 
 
 def _submit(client, csrf, code="def causal_attention(q, k, v):\n    return v  # score 40\n", **files):
@@ -64,7 +64,7 @@ def test_a_student_never_reads_another_students_attempt(app):
     r = bo.get(mine)
     assert r.status_code == 404 and "40 / 100" not in r.text
     assert mine not in bo.get("/").text  # nor in their history
-    for path in ("/class", "/class/s1", "/class/s2"):  # nor the instructor's pages, even their own history there
+    for path in ("/class", "/class/s1", "/class/s2", "/exports/gradebook"):  # nor the instructor's pages, even their own history there
         assert bo.get(path).status_code == 403
     assert bo.get("/submissions/999").status_code == 404
 
@@ -169,5 +169,6 @@ PUBLIC = {"/sign-in", "/lti/login", "/lti/launch", "/lti/jwks"}
 
 
 def test_every_route_is_either_refused_without_a_session_above_or_public_by_design(app):
-    routes = {r.path.replace("{id:int}", "1").replace("{student}", "s1") for r in app.routes}
+    routes = {r.path.replace("{id:int}", "1").replace("{student}", "s1").replace("{fmt}", "gradebook")
+              for r in app.routes}
     assert routes == set(PAGES) | set(POSTS) | PUBLIC, "a new route needs its authorisation test"
