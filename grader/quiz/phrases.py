@@ -465,7 +465,7 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
             if i in hit.consumed:
                 count += 1
                 break
-            if doc.tokens[i].text in _CLAUSE_END:
+            if doc.tokens[i].text in _CLAUSE_END or doc.tokens[i].text in _SUBORDINATE:
                 break
     count += _in_instead_clause(doc, hit) + _denied_by_ellipsis(doc, hit)
     count += any(i in doc.retracted for i in hit.consumed)
@@ -500,6 +500,8 @@ def _relative_between(doc: Doc, start: int, end: int) -> bool:
 
 
 _CONDITIONS = frozenset("if when once".split())
+# A denial stops at the clause these open: "should not change when you edit the last token" asserts the edit.
+_SUBORDINATE = frozenset("when whenever if once unless until".split())
 
 
 def conditional(doc: Doc, hit: Hit) -> bool:
@@ -515,6 +517,8 @@ def conditional(doc: Doc, hit: Hit) -> bool:
                 only = True
             elif only and word in _CONDITIONS:
                 return True
+            else:
+                only = False  # "change only the last input and see if ...": "only" restricts a phrase, no condition
     return False
 
 
