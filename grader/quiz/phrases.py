@@ -158,7 +158,9 @@ def normalise(text: str) -> str:
     for a, b in (("\u2019", "'"), ("\u2018", "'"), ("\u2212", "-"), ("\u2013", "-"), ("\u2014", " , "),
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
                  ("\u22c5", " dot "), ("\u2192", " , "), ("\u21d2", " , "), ("=>", " , "), ("->", " , "), ("\u2190", " , "), ("<-", " , "), ("+=", " rises by "), ("-=", " falls by "), ("\u2248", " "),
-                 ("\u2260", " is not "), ("!=", " is not ")):
+                 ("\u2260", " is not "), ("!=", " is not "),
+                 # Code's matrix product: "A @ V" multiplies the weights into the values, "q @ k.T" the query into the keys.
+                 ("@", " times ")):
         text = text.replace(a, b)
     text = _WORKING_CHAIN.sub("", text)
     for pattern, repl in _CONTRACTIONS + _SYMBOLS + _INDICES:
