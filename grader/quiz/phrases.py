@@ -452,8 +452,12 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
     NEGATION_WINDOW words without crossing a clause boundary ("zero scores (not -inf), still sum").
     `extra` adds words (wildcards allowed) that deny this match only ("prevents seeing the future")."""
     extra = tuple(extra)
-    count = 0
+    # Negators are counted clause by clause: "it does not normalise the vectors, it is not cosine" denies in both
+    # clauses, two denials that do not cancel; a clause with an odd count denies the match.
+    per_clause: dict[int, int] = {}
+    clause = 0
     for n in range(max(0, hit.start - NEGATION_WINDOW), hit.end):
+        clause += n > 0 and doc.tokens[n - 1].text in _CLAUSE_END
         word = doc.tokens[n].text
         if n in hit.consumed or not (word in NEGATORS or any(_atom_matches(e, word) for e in extra)):
             continue
@@ -465,10 +469,11 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
             continue  # "not from the values, which are what gets mixed": the relative clause asserts
         for i in range(n + 1, min(n + 1 + reach, hit.end)):
             if i in hit.consumed:
-                count += 1
+                per_clause[clause] = per_clause.get(clause, 0) + 1
                 break
             if doc.tokens[i].text in _CLAUSE_END or doc.tokens[i].text in _SUBORDINATE:
                 break
+    count = any(c % 2 for c in per_clause.values())
     count += _in_instead_clause(doc, hit) + _denied_by_ellipsis(doc, hit)
     count += any(i in doc.retracted for i in hit.consumed)
     return count % 2 == 1
