@@ -196,3 +196,41 @@ def test_the_token_after_i_said_known_is_wrong(text):
     # Negative control: the target said known is the leak itself, not the own token's point.
     res = judge(QUIZ.item("diagonal"), text)
     assert res.verdict == "incorrect" and "future-visible" in res.misconceptions, res.feedback
+
+
+# ---- where the weights come from, hedged or plain -------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "I believe the weights come from the query and the keys somehow?",
+    "The shares are based on the queries and the keys.",
+])
+def test_the_weights_said_to_come_from_queries_and_keys(text):
+    res = judge(MIXES, text)
+    assert "weights-from-queries-keys" in res.matched and res.verdict == "partial", res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "The weights come from the values and the keys.",
+    "The weights are calculated from the keys alone.",
+])
+def test_the_weights_said_to_come_from_the_wrong_vectors_are_not_credited(text):
+    res = judge(MIXES, text)
+    assert "weights-from-queries-keys" not in res.matched and res.verdict == "incorrect", res.feedback
+
+
+# ---- a fragment answering the prompt's first term ------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "One per position; next-token probabilities come from the output head, one per vocabulary word.",
+    "per source position. The other is over the vocabulary, from the final layer.",
+])
+def test_a_fragment_first_answers_the_prompts_first_term(text):
+    # "Explain the difference between attention weights and next-token probabilities": a fragment said first,
+    # before the second term is named, is said of the first.
+    res = judge(QUIZ.item("weights-vs-probabilities"), text)
+    assert res.verdict == "correct", res.feedback
+
+
+def test_per_position_opening_a_sentence_is_no_fragment():
+    res = judge(QUIZ.item("weights-vs-probabilities"), "Per position, the output layer gives a score to every vocabulary word.")
+    assert "over-positions" not in res.matched, res.feedback
