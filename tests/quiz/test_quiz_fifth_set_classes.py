@@ -234,3 +234,20 @@ def test_a_fragment_first_answers_the_prompts_first_term(text):
 def test_per_position_opening_a_sentence_is_no_fragment():
     res = judge(QUIZ.item("weights-vs-probabilities"), "Per position, the output layer gives a score to every vocabulary word.")
     assert "over-positions" not in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "The weights come from the keys, and the values get mixed.",
+    "The query determines the weights; the values are blended.",
+])
+def test_one_of_query_and_key_named_as_the_weights_source_is_not_the_point(text):
+    # Found while probing the wider relation: the weights said to come from the keys (or the query) alone, without
+    # "alone", credited the query-key point and praised the answer. The point names both.
+    res = judge(MIXES, text)
+    assert "weights-from-queries-keys" not in res.matched and res.verdict != "correct", res.feedback
+
+
+def test_a_value_between_the_key_and_its_verb_is_no_swapped_role():
+    # "... from the query and the key, values are mixed": "key ... are mixed" spans the values, their rival.
+    res = judge(MIXES, "The weights come from the query and the key, values are mixed.")
+    assert res.verdict == "correct", res.feedback
