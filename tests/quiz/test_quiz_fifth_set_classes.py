@@ -95,6 +95,18 @@ def test_an_intervention_expecting_a_change_is_not_credited(text):
     assert "intervention" not in res.matched, res.feedback
 
 
+@pytest.mark.parametrize("text,misconception", [
+    ("Rows sum to one anyway. Swap the first token and compare the later rows: they must be equal.",
+     "backwards-intervention"),
+    ("Rows sum to one anyway. Replace the last token and compare the last position's output: it must be exactly equal.",
+     "checks-changed-position"),
+])
+def test_the_same_words_for_the_wrong_test_are_still_its_misconception(text, misconception):
+    # "equal" read as "unchanged" for the intervention must be read so for the tests run the wrong way too.
+    res = judge(ROWS, text)
+    assert res.verdict == "incorrect" and misconception in res.misconceptions, res.feedback
+
+
 def test_a_denial_does_not_reach_into_a_when_clause():
     # "should not change when you edit the last token": the edit is asserted, only the change is denied.
     res = judge(ROWS, "The earlier rows should not change when you modify the final token.")
