@@ -448,8 +448,9 @@ def _gap_positions(doc: Doc, after: int, limit: int):
 
 
 def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
-    """Odd count of negators that bear on the match: each must reach a matched word within
-    NEGATION_WINDOW words without crossing a clause boundary ("zero scores (not -inf), still sum").
+    """An odd count of negators bearing on the match, in some clause: each must reach a matched word within
+    NEGATION_WINDOW words without crossing a clause boundary ("zero scores (not -inf), still sum") or the
+    start of a subordinate clause ("when", "if").
     `extra` adds words (wildcards allowed) that deny this match only ("prevents seeing the future")."""
     extra = tuple(extra)
     # Negators are counted clause by clause: "it does not normalise the vectors, it is not cosine" denies in both
@@ -473,7 +474,7 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
                 break
             if doc.tokens[i].text in _CLAUSE_END or doc.tokens[i].text in _SUBORDINATE:
                 break
-    count = any(c % 2 for c in per_clause.values())
+    count = int(any(c % 2 for c in per_clause.values()))
     count += _in_instead_clause(doc, hit) + _denied_by_ellipsis(doc, hit)
     count += any(i in doc.retracted for i in hit.consumed)
     return count % 2 == 1
