@@ -159,7 +159,10 @@ _OPERAND = re.compile(r"\s*(?:@|\*|times\b|dot\b|multiplied\b|matmul\b)")
 _ARITHMETIC = re.compile(r"[+-]?\d+(?:\.\d+)?(?:/\d+)?(?:(?:\s*\*\s*|\s+\+\s+|\+)[+-]?\d+(?:\.\d+)?(?:/\d+)?)+"
                          r"(?:\s*,?\s*/\s*\d+(?:\.\d+)?)?")
 # A share said once for all of them, at the start of an unlabelled answer: "1/3 each -> ...".
-_EACH = re.compile(r"^\D*?([+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+)?(?:\s*%)?)\s+(?:each|apiece)\b")
+# Or said of each before it: "each source gets 1/3", "every position receives a third" (1/3 by now).
+_SHARE = r"([+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+)?(?:\s*%)?)"
+_EACH = re.compile(rf"^\D*?{_SHARE}\s+(?:each|apiece)\b"
+                   rf"|^\W*(?:each|every)(?: [a-z]+){{0,3}}? (?:gets?|is|receives?|has|takes?|weighs?) (?:weight )?{_SHARE}")
 # A bound is no value: "rises by more than 1" does not say 1.
 _BOUND = re.compile(r"\b(?:more|less|greater|bigger|larger|smaller|fewer|higher|lower) than\s+[+-]?(?:\d+(?:\.\d+)?|\.\d+)"
                     r"(?:\s*/\s*\d+)?|\bat (?:least|most)\s+[+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+)?")
@@ -275,7 +278,7 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
         # "1/3 each, then [8/3, 2]": a share said once for all n stands for n numbers in the count.
         bare = _WORKING.sub(" ", norm)  # "softmax(0,0,0) gives 1/3 each": the share is still said first
         each = _EACH.search(bare)
-        if each and (one := numbers_in(each.group(1))) and len(one) == 1:
+        if each and (one := numbers_in(each.group(1) or each.group(2))) and len(one) == 1:
             rest = numbers_in(bare[each.end():])
             everything = one * len(item.targets[0].values) + rest
     offset = 0
@@ -291,9 +294,15 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
             out[t.name] = (True, "equal shares")
             continue
         elif unlabelled and len(item.targets) > 1:
-            # No labels at all: accept the numbers in target order when the count fits exactly.
+            # No labels at all: accept the numbers in target order when the count fits exactly. With more numbers
+            # than that, working stands between the answers: the first target is said first, the last one last
+            # ("1/3 each. (2+0+6)/3 = 8/3 and (0+4+2)/3 = 2, so [2.67, 2]").
             total = sum(len(x.values) for x in item.targets)
             chunk = everything[offset:offset + len(t.values)] if len(everything) == total else []
+            if len(everything) > total and t is item.targets[0]:
+                chunk = everything[:len(t.values)]
+            elif len(everything) > total and t is item.targets[-1]:
+                chunk = everything[-len(t.values):]
             offset += len(t.values)
             tried = [(chunk, False)]
         else:

@@ -158,7 +158,9 @@ def normalise(text: str) -> str:
     for a, b in (("\u2019", "'"), ("\u2018", "'"), ("\u2212", "-"), ("\u2013", "-"), ("\u2014", " , "),
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
                  ("\u22c5", " dot "), ("\u2192", " , "), ("\u21d2", " , "), ("=>", " , "), ("->", " , "), ("\u2190", " , "), ("<-", " , "), ("+=", " rises by "), ("-=", " falls by "), ("\u2248", " "),
-                 ("\u2260", " is not "), ("!=", " is not ")):
+                 ("\u2260", " is not "), ("!=", " is not "),
+                 # Code's matrix product: "A @ V" multiplies the weights into the values, "q @ k.T" the query into the keys.
+                 ("@", " times ")):
         text = text.replace(a, b)
     text = _WORKING_CHAIN.sub("", text)
     for pattern, repl in _CONTRACTIONS + _SYMBOLS + _INDICES:
@@ -446,12 +448,17 @@ def _gap_positions(doc: Doc, after: int, limit: int):
 
 
 def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
-    """Odd count of negators that bear on the match: each must reach a matched word within
-    NEGATION_WINDOW words without crossing a clause boundary ("zero scores (not -inf), still sum").
+    """An odd count of negators bearing on the match, in some clause: each must reach a matched word within
+    NEGATION_WINDOW words without crossing a clause boundary ("zero scores (not -inf), still sum") or the
+    start of a subordinate clause ("when", "if").
     `extra` adds words (wildcards allowed) that deny this match only ("prevents seeing the future")."""
     extra = tuple(extra)
-    count = 0
+    # Negators are counted clause by clause: "it does not normalise the vectors, it is not cosine" denies in both
+    # clauses, two denials that do not cancel; a clause with an odd count denies the match.
+    per_clause: dict[int, int] = {}
+    clause = 0
     for n in range(max(0, hit.start - NEGATION_WINDOW), hit.end):
+        clause += n > 0 and doc.tokens[n - 1].text in _CLAUSE_END
         word = doc.tokens[n].text
         if n in hit.consumed or not (word in NEGATORS or any(_atom_matches(e, word) for e in extra)):
             continue
@@ -463,10 +470,11 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
             continue  # "not from the values, which are what gets mixed": the relative clause asserts
         for i in range(n + 1, min(n + 1 + reach, hit.end)):
             if i in hit.consumed:
-                count += 1
+                per_clause[clause] = per_clause.get(clause, 0) + 1
                 break
-            if doc.tokens[i].text in _CLAUSE_END:
+            if doc.tokens[i].text in _CLAUSE_END or doc.tokens[i].text in _SUBORDINATE:
                 break
+    count = int(any(c % 2 for c in per_clause.values()))
     count += _in_instead_clause(doc, hit) + _denied_by_ellipsis(doc, hit)
     count += any(i in doc.retracted for i in hit.consumed)
     return count % 2 == 1
@@ -500,6 +508,8 @@ def _relative_between(doc: Doc, start: int, end: int) -> bool:
 
 
 _CONDITIONS = frozenset("if when once".split())
+# A denial stops at the clause these open: "should not change when you edit the last token" asserts the edit.
+_SUBORDINATE = frozenset("when whenever if once unless until".split())
 
 
 def conditional(doc: Doc, hit: Hit) -> bool:
@@ -515,6 +525,8 @@ def conditional(doc: Doc, hit: Hit) -> bool:
                 only = True
             elif only and word in _CONDITIONS:
                 return True
+            else:
+                only = False  # "change only the last input and see if ...": "only" restricts a phrase, no condition
     return False
 
 

@@ -68,7 +68,9 @@ def test_modelled_table_agreement():
     # as indices, contrast scope, sums and causality called different), not from a phrasing for one of its answers.
     # Raised to 148 and 156 after the tuning on the third blind set (2026-12-02), measured the same way: the gain is a
     # target's name inside an expression read as no label ("weights @ V = (2.67, 2)"), a general mechanism.
-    assert agree >= 148
+    # Raised to 149 after the tuning on the fifth blind set (2026-12-02), measured the same way: the gain is the earlier
+    # rows said "equal" or "bit for bit" after an edit read as the intervention, a general phrasing of the point.
+    assert agree >= 149
     assert binary >= 156
 
 

@@ -43,17 +43,18 @@ def test_blind_follow_up_replies():
     assert result.agree == result.n, result.misses
 
 
-# The blind measure now: written the same way while the judge was tuned on blind4, frozen (committed) before it
-# was first run, never tuned on. 136/153 = 88.9% three ways (correct-or-not 143/153, one incorrect answer judged
-# correct, 1 undetermined) on the judge after the blind4 tuning; 133/153 (3 false praise) before it. Issue 26's
-# targets of 90% and no false praise are not met on it; the floors hold what was measured, so a change that makes
-# the judge worse on answers nobody tuned on fails here. Reading its disagreements makes it a tuning set.
-def test_the_fifth_blind_set_as_measured():
+# Written the same way while the judge was tuned on blind4, frozen (committed) before it was first run. Its blind
+# measure: 136/153 = 88.9% three ways (correct-or-not 143/153, one incorrect answer judged correct, 1 undetermined)
+# on the judge after the blind4 tuning; 133/153 (3 false praise) before it. On 2026-12-02 it became a tuning set (its
+# disagreements read and fixed by class, tests/quiz/test_quiz_fifth_set_classes.py); its floors are what the judge
+# reaches on it now (150/153, correct-or-not 153/153), which is no blind estimate: blind6, once measured, is.
+# Its three disagreements left are labels the other tables contradict or an undetermined verdict (docs/quiz.md).
+def test_the_fifth_set_now_a_tuning_set():
     result = blind_agreement(QUIZ, BLIND.with_name("quiz_blind5_answers.yaml"))
-    print("\n" + "\n".join(result.lines("quiz_blind5_answers.yaml (blind)")))
+    print("\n" + "\n".join(result.lines("quiz_blind5_answers.yaml (a tuning set)")))
     assert result.n >= 150
-    assert result.agree >= 136 and result.binary >= 143
-    assert len([m for m in result.misses if m[2] == "correct"]) <= 1
+    assert result.agree >= 150 and result.binary >= 153
+    assert not [m for m in result.misses if m[2] == "correct"]  # no wrong or partial answer judged correct
     assert result.undetermined / result.n <= 0.05
 
 
