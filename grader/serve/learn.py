@@ -181,7 +181,7 @@ async def quiz_answer(request: Request) -> Response:
     if isinstance(got, Response):
         return got
     learner, form = got
-    answer = _text(form, "answer")
+    answer = ":s" if form.get("skip") else _text(form, "answer")  # the terminal's skip
     if answer is None:
         return _denied(svc, 413, ANSWER_CAP)
     quiz, progress = _quiz(), _progress(svc, learner)
