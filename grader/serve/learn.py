@@ -62,7 +62,8 @@ class CardsProgress(BaseModel):
 class Learner(NamedTuple):
     key: str  # whose progress
     csrf: str
-    cookie: str | None  # a new visitor's cookie, to set on the page that answers them
+    cookie: str | None = None  # a new visitor's cookie, to set on the page that answers them
+    name: str | None = None  # the signed-in person's, for the page's header (a visitor has none)
 
 
 @cache
@@ -75,7 +76,8 @@ def _learner(request: Request, svc: Service, *, new: bool) -> Learner | None:
     else with `new` (a page, never a POST) a new visitor. None: refused."""
     found = svc.who(request)
     if found is not None:
-        return Learner(f"{found[0].role}:{found[0].key}", found[1], None)
+        who = found[0]
+        return Learner(f"{who.role}:{who.key}", found[1], name=svc.names.get(who.key, who.role))
     if not svc.course.self_learners:
         return None
     cookie, made = request.cookies.get(VISITOR), None
@@ -90,9 +92,7 @@ def _learner(request: Request, svc: Service, *, new: bool) -> Learner | None:
 
 
 def _page(svc: Service, request: Request, learner: Learner, template: str, status: int = 200, **values) -> Response:
-    who = svc.who(request)
-    response = svc.page(template, status, csrf=learner.csrf, who=svc.names.get(who[0].key, who[0].role) if who else None,
-                        **values)
+    response = svc.page(template, status, csrf=learner.csrf, who=learner.name, **values)
     if learner.cookie is not None:
         response.set_cookie(VISITOR, learner.cookie, max_age=VISITOR_DAYS * 86400, httponly=True, samesite="lax",
                             secure=request.url.scheme == "https")
@@ -116,8 +116,8 @@ def _text(form: dict, name: str) -> str | None:
 # --- the quiz ------------------------------------------------------------------------------------------
 
 def _progress(svc: Service, learner: Learner) -> QuizProgress:
-    """Saved progress; a fresh start when there is none, or it is another chapter's or unreadable (the
-    quiz file changed under it)."""
+    """Saved progress; a fresh start when there is none, or it is another chapter's or unreadable, and
+    without the answers that no longer fit the quiz file (edited since)."""
     quiz, text = _quiz(), svc.store.learning(learner.key, "quiz")
     try:
         saved = QuizProgress.model_validate_json(text) if text else None
@@ -125,7 +125,19 @@ def _progress(svc: Service, learner: Learner) -> QuizProgress:
         saved = None
     if saved is None or saved.session.chapter != quiz.chapter:
         return QuizProgress(session=SessionState(chapter=quiz.chapter))
+    entries = saved.session.entries
+    for item_id in [i for i, e in entries.items() if not _fits(quiz.item(i), e)]:
+        del entries[item_id]  # asked afresh
+    if saved.showing not in entries:
+        saved.showing = None
     return saved
+
+
+def _fits(item, entry: Entry) -> bool:
+    """An answer saved against an earlier quiz file still fits this one: its item is here, and so is the
+    follow-up question it was asked."""
+    return item is not None and (entry.follow_up is None or any(
+        k.follow_up == entry.follow_up for k in getattr(item, "key_points", [])))
 
 
 def _keep(svc: Service, learner: Learner, kind: str, progress: BaseModel) -> None:

@@ -4,6 +4,7 @@ student and (when the course file allows) a self-learner without an account, eac
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -213,7 +214,7 @@ def test_a_signed_in_student_uses_them_too_with_progress_of_their_own(open_app, 
         ada, csrf = sign_in(served, student("s1"))
         assert 'href="/quiz"' in ada.get("/").text and 'href="/cards"' in ada.get("/").text
         assert "partial" in answer(ada, csrf, "the values are what gets mixed")
-        assert VISITOR not in ada.cookies
+        assert "signed in as Ada One" in _read(ada, "/quiz") and VISITOR not in ada.cookies
         bo, bo_csrf = sign_in(served, student("s2"))
         assert "Question 1 of 9" in _read(bo, "/quiz")
         visitor_page = TestClient(served, follow_redirects=False).get("/quiz")
@@ -258,3 +259,22 @@ def test_self_learners_must_be_true_or_false(tmp_path):
     with pytest.raises(RubricError) as err:
         load_course(path)
     assert err.value.problems[0].startswith(f"{path}:10:"), err.value.problems
+
+
+def test_progress_saved_against_an_older_quiz_file_is_dropped_where_it_no_longer_fits(open_app):
+    """The quiz file is edited while learners are mid-way: an answered item that is gone, or whose follow-up
+    question was reworded, is asked afresh; the rest of the progress stays."""
+    client, csrf = visitor(open_app)
+    answer(client, csrf, "the values are what gets mixed")  # what-mixes, a follow-up waiting
+    store = open_app.state.svc.store
+    (learner,) = _learners(store)
+    saved = json.loads(store.learning(learner, "quiz"))
+    saved["session"]["entries"]["what-mixes"]["follow_up"] = "A question the quiz no longer asks?"
+    gone = {**saved["session"]["entries"]["what-mixes"], "follow_up": None}
+    saved["session"]["entries"]["an-item-since-removed"] = gone
+    saved["session"]["entries"]["diagonal"] = {**gone, "answer": "kept"}
+    store.keep_learning(learner, "quiz", json.dumps(saved))
+    page = _read(client, "/quiz")
+    assert "Question 1 of 9" in page and "Verdict:" not in page  # asked afresh, no error
+    answer(client, csrf, "Queries and keys set the weights; the values are mixed.")
+    assert "Question 3 of 9" in next_item(client, csrf)  # diagonal's answer was kept
