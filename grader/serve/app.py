@@ -31,7 +31,7 @@ from grader.serve import course as course_mod
 from grader.serve.course import Course
 from grader.serve.grades import COUNTS, EXPORTS, adjusted, counted, report_of
 from grader.serve.store import MAX_ABANDONED, CourseStore, QueueFull, Submission, next_allowed
-from grader.serve.tokens import Who, sign_ins, token_hash
+from grader.serve.tokens import Who, sign_ins, token_hash, visitor_csrf
 from grader.serve.waiting import NO_SCRIPT_REFRESH_S, RECHECK_S, SCRIPT, SCRIPT_SRC, WAIT_S, Waiting
 from grader.serve.worker import Grade, drain, start_worker
 
@@ -55,6 +55,7 @@ class Service:
         self.course, self.store, self.clock = course, store, clock
         self.names = course_mod.students(course)
         self.tokens = sign_ins(secret, list(self.names))
+        self.visitor_csrf: Callable[[str], str] = lambda visitor: visitor_csrf(secret, visitor)
         self.wake = threading.Event()  # the worker thread's, when grading runs in this process
         self.workers: Workers | None = None  # the worker processes, when grading runs in them
         self.waiting, self.wait_s, self.recheck_s = Waiting(), WAIT_S, RECHECK_S

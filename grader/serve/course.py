@@ -89,7 +89,7 @@ class Course(BaseModel):
     lti: Lti | None = None
     # Anyone who opens /quiz or /cards without signing in takes the chapter's quiz and recall cards, with
     # progress kept per browser. Off by default: a course server answers its roster only, unless its
-    # instructor opens it to self-learners (each visitor costs a row in the store and the judge's CPU).
+    # instructor opens it to self-learners (each visitor who answers costs a row in the store and the judge's CPU).
     self_learners: bool = False
 
     @field_validator("due")

@@ -2,12 +2,14 @@
 (grader/quiz/session.py, grader/quiz/cards.py).
 
 Who: anyone signed in (a student, the instructor), and, where the course file says `self_learners: true`,
-anyone at all: a visitor's first page gives them a random cookie, kept only as its hash, whose row in the
-store holds their CSRF token. Progress is kept in the store per learner ("student:KEY", "instructor:",
-"visitor:HASH"), so what one visitor does never reaches another's progress."""
+anyone at all: a visitor's first page gives them a random cookie; their CSRF token is derived from it
+(`tokens.visitor_csrf`), so a visit writes nothing. Progress is kept in the store per learner
+("student:KEY", "instructor:", "visitor:" and the cookie's hash), from their first answer or rating, so
+what one visitor does never reaches another's progress."""
 
 from __future__ import annotations
 
+import re
 import secrets
 from functools import cache
 from typing import NamedTuple
@@ -36,6 +38,7 @@ from grader.serve.app import Service, _denied, checked_form
 from grader.serve.tokens import token_hash
 
 VISITOR = "grader_learner"
+_VISITOR_ID = re.compile(r"[A-Za-z0-9_-]{43}")  # secrets.token_urlsafe(32), as the service makes them
 VISITOR_DAYS = 180  # a self-learner's progress outlives a browser restart, as the terminal's file does
 MAX_ANSWER_CHARS = 4000  # an answer is a few sentences; the judge's work grows with its length
 _BODY = 4 * MAX_ANSWER_CHARS + 4096  # a form's bytes: one answer (up to 4 bytes a character) and its fields
@@ -80,15 +83,12 @@ def _learner(request: Request, svc: Service, *, new: bool) -> Learner | None:
         return Learner(f"{who.role}:{who.key}", found[1], name=svc.names.get(who.key, who.role))
     if not svc.course.self_learners:
         return None
-    cookie, made = request.cookies.get(VISITOR), None
-    csrf = svc.store.visitor(token_hash(cookie)) if cookie else None
-    if csrf is None:
+    cookie, made = request.cookies.get(VISITOR, ""), None
+    if not _VISITOR_ID.fullmatch(cookie):
         if not new:
             return None
         cookie = made = secrets.token_urlsafe(32)
-        csrf = secrets.token_urlsafe(32)
-        svc.store.open_visitor(token_hash(cookie), csrf, svc.clock())
-    return Learner(f"visitor:{token_hash(cookie)}", csrf, made)
+    return Learner(f"visitor:{token_hash(cookie)}", svc.visitor_csrf(cookie), made)
 
 
 def _page(svc: Service, request: Request, learner: Learner, template: str, status: int = 200, **values) -> Response:

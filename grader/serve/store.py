@@ -49,11 +49,6 @@ CREATE TABLE IF NOT EXISTS sessions (
   key TEXT NOT NULL,
   csrf TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS visitors (
-  id_hash TEXT PRIMARY KEY,
-  csrf TEXT NOT NULL,
-  at TEXT NOT NULL
-);
 CREATE TABLE IF NOT EXISTS learning (
   learner TEXT NOT NULL,
   kind TEXT NOT NULL,
@@ -362,17 +357,7 @@ class CourseStore:
         with self._db() as db:
             db.execute("DELETE FROM sessions WHERE id_hash=?", (id_hash,))
 
-    # --- self-learners' visits and everyone's quiz and card progress -----------------------------------
-
-    def open_visitor(self, id_hash: str, csrf: str, at: datetime) -> None:
-        with self._db() as db:
-            db.execute("INSERT INTO visitors VALUES (?, ?, ?)", (id_hash, csrf, at.isoformat()))
-
-    def visitor(self, id_hash: str) -> str | None:
-        """The visitor's CSRF token; None: no such visitor."""
-        with self._db() as db:
-            row = db.execute("SELECT csrf FROM visitors WHERE id_hash=?", (id_hash,)).fetchone()
-        return row[0] if row else None
+    # --- quiz and card progress (grader/serve/learn.py) ------------------------------------------
 
     def learning(self, learner: str, kind: str) -> str | None:
         """`learner`'s saved progress of one kind ("quiz", "cards"), as the JSON it was kept as."""

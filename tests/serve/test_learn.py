@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import sqlite3
 
 import pytest
 from starlette.testclient import TestClient
@@ -200,13 +201,43 @@ def test_each_visitor_has_their_own_progress_and_token(open_app):
     assert "Question 1 of 9" in _read(bo, "/quiz")
 
 
-def test_a_forged_visitor_cookie_is_no_visitor(open_app):
+def test_a_malformed_visitor_cookie_is_no_visitor_and_one_never_issued_is_a_visitor_of_its_own(open_app):
     client = TestClient(open_app, follow_redirects=False, cookies={VISITOR: "made-up"})
     r = client.post("/quiz/answer", data={"csrf": "x", "item": "what-mixes", "answer": "A"})
     assert r.status_code == 401
     assert client.post("/cards/rate", data={"csrf": "x", "card": "card-x", "rating": "good"}).status_code == 401
     page = client.get("/quiz")  # a page visit is a new visitor, with a cookie of the service's own
     assert page.status_code == 200 and page.cookies.get(VISITOR) not in (None, "made-up")
+    ada, ada_csrf = visitor(open_app)
+    answer(ada, ada_csrf, "the values are what gets mixed")
+    chosen = TestClient(open_app, follow_redirects=False, cookies={VISITOR: "A" * 43})  # well formed, never issued
+    page = _read(chosen, "/quiz")
+    assert "Question 1 of 9" in page and "Which two" not in page and _csrf(page) != ada_csrf
+    r = chosen.post("/quiz/answer", data={"csrf": ada_csrf, "item": "what-mixes", "answer": "A"})
+    assert r.status_code == 403
+
+
+def _rows(store) -> int:
+    """Every row of every table of the store, read through a connection of its own."""
+    db = sqlite3.connect(store.path)
+    try:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return sum(db.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables)
+    finally:
+        db.close()
+
+
+def test_a_visitors_pages_write_nothing_to_the_store(open_app):
+    """A crawler (no cookies kept) costs no row: only an answer or a rating is kept."""
+    store = open_app.state.svc.store
+    before = _rows(store)
+    for _ in range(3):
+        for path in ("/quiz", "/cards", "/"):
+            TestClient(open_app, follow_redirects=False).get(path)
+    assert _rows(store) == before
+    client, csrf = visitor(open_app)
+    answer(client, csrf, "A")
+    assert _rows(store) == before + 1
 
 
 def test_a_signed_in_student_uses_them_too_with_progress_of_their_own(open_app, app):
