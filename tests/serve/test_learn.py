@@ -272,6 +272,11 @@ def test_an_answer_over_the_cap_is_refused_and_judges_nothing(open_app):
     r = client.post("/quiz/answer", data={"csrf": csrf, "item": "what-mixes", "answer": "values " * 2000})
     assert r.status_code == 413
     assert "Question 1 of 9" in _read(client, "/quiz")
+    answer(client, csrf, "the values are what gets mixed")
+    r = client.post("/quiz/follow-up", data={"csrf": csrf, "item": "what-mixes", "reply": "query " * 1000})
+    assert r.status_code == 413
+    page = _read(client, "/quiz")
+    assert 'action="/quiz/follow-up"' in page and "Your reply" not in page  # still waiting for a reply
 
 
 def test_no_secret_or_token_appears_in_the_quiz_or_card_pages(open_app):
