@@ -15,6 +15,7 @@ from functools import cache
 from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
@@ -207,10 +208,10 @@ async def quiz_answer(request: Request) -> Response:
                                                                             note="Rate yourself: 1, 2 or 3."))
         entry = self_rated(item, rating)
     else:
-        if (why := choice_retry(item, answer)) is not None:  # not a verdict: the item is asked again
+        if (why := await run_in_threadpool(choice_retry, item, answer)) is not None:  # not a verdict: the item is asked again
             return _page(svc, request, learner, "quiz.html", **_asked(item, _number(quiz, item), len(quiz.items),
                                                                        note=why, answer=answer))
-        entry = answered(item, answer)
+        entry = await run_in_threadpool(answered, item, answer)  # the judge, off the event loop
     progress.session.entries[item.id] = entry
     progress.showing = item.id
     _keep(svc, learner, "quiz", progress)
@@ -230,7 +231,7 @@ async def quiz_follow_up(request: Request) -> Response:
     entry = progress.session.entries.get(progress.showing or "")
     if entry is not None and str(form.get("item", "")) == progress.showing and entry.follow_up is not None \
             and entry.follow_up_answer is None:  # at most one follow-up, replied to once
-        reply_to_follow_up(quiz.item(progress.showing), entry, reply)
+        await run_in_threadpool(reply_to_follow_up, quiz.item(progress.showing), entry, reply)
         _keep(svc, learner, "quiz", progress)
     return RedirectResponse("/quiz", 303)
 
