@@ -106,6 +106,23 @@ def due_cards(quiz: Quiz, state: CardsState, now: datetime, first: list[str] | t
     return sorted(due, key=lambda c: rank.get(c.id, len(rank)))
 
 
+def next_card(quiz: Quiz, state: CardsState, now: datetime, again: list[str] | tuple[str, ...] = (),
+              first: list[str] | tuple[str, ...] = ()) -> tuple[Card, bool] | None:
+    """The next card of a sitting and whether it is shown early: the first due card; when none is, the first
+    rated Again in this sitting (`again`), a little before it is due, as the terminal's queue shows it last
+    (Anki's "learn ahead"). None: nothing to review now."""
+    due = due_cards(quiz, state, now, first)
+    if due:
+        return due[0], False
+    ahead = [c for c in quiz.cards if c.id in again]
+    return (ahead[0], True) if ahead else None
+
+
+def next_due(quiz: Quiz, state: CardsState, now: datetime) -> datetime | None:
+    """When the soonest card is due (None: the quiz has no cards)."""
+    return min((_fsrs_card(c, state, now).due for c in quiz.cards), default=None)
+
+
 def review(card: Card, rating: Rating, state: CardsState, scheduler: Scheduler, now: datetime) -> datetime:
     """Apply one rating; returns the next due time. The caller saves the state."""
     fcard = _fsrs_card(card, state, now)
@@ -153,7 +170,7 @@ def run_review(
     state = load_state(path)
     due = due_cards(quiz, state, now(), first)[:limit]
     if not due:
-        upcoming = min((_fsrs_card(c, state, now()).due for c in quiz.cards), default=None)
+        upcoming = next_due(quiz, state, now())
         say("No cards due." + (f" Next one due {upcoming.isoformat(timespec='minutes')}." if upcoming else ""))
         return 0
     say(f"{len(due)} card(s) due. Answer in your head, press Enter to reveal; q quits.")

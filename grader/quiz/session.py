@@ -118,32 +118,64 @@ def _ask_item(item, prompt, say) -> Entry:
             say(f"  - {c}")
         while (rating := prompt("Rate yourself: 1 missed it, 2 partly, 3 got it> ").strip()) not in SELF_RATINGS:
             say("Type 1, 2 or 3.")
-        rated = SELF_RATINGS[rating]
-        res = judge(item, None).model_copy(update={"feedback": f"self-rated: {rated}"})
-        return Entry(answer=None, result=res, self_rating=rated)
+        return self_rated(item, rating)
     answer = prompt("Your prediction> ")
-    while isinstance(item, ChoiceItem) and answer.strip() and answer.strip().lower() not in SKIP and \
-            len(chosen_option(item, answer)) != 1:
-        # Not a verdict yet: an answer that names no option (or several) is asked again, not marked wrong.
-        say(f"  {judge(item, answer).feedback.removeprefix('✗ ')}")
+    while (why := choice_retry(item, answer)) is not None:
+        say(f"  {why}")
         answer = prompt("Your prediction> ")
-    if answer.strip().lower() in SKIP:
-        answer = ""
-    res = judge(item, answer)
+    entry = answered(item, answer)
+    res = entry.result
     say(f"Verdict: {res.verdict} ({points_text(res.score, res.max_score)})")
     for line in res.feedback.splitlines():
         say(f"  {line}")
-    entry = Entry(answer=answer or None, result=res)
-    point = _follow_up_point(item, res) if answer else None
-    if point is not None:
-        entry.follow_up = point.follow_up
-        reply = prompt(f"Follow-up: {point.follow_up}\n> ")
-        entry.follow_up_answer = reply
-        entry.follow_up_ok = follow_up_answered(point, reply, item.vocabulary)
-        say(f"  {'✓ ' + point.text if entry.follow_up_ok else '✗ ' + (point.follow_up_feedback or point.feedback)}")
+    if entry.follow_up is not None:
+        reply = prompt(f"Follow-up: {entry.follow_up}\n> ")
+        say(f"  {reply_to_follow_up(item, entry, reply)}")
     if res.verdict != "correct":
         say(f"Model answer: {item.explanation}\n(reread: {item.section})")
     return entry
+
+
+# The steps of one item, shared by the terminal session above and the browser's (grader/serve/learn.py).
+
+def self_rated(item: SelfItem, rating: str) -> Entry:
+    """The explain-it-back item, rated by the learner ("1", "2" or "3", a key of SELF_RATINGS)."""
+    rated = SELF_RATINGS[rating]
+    res = judge(item, None).model_copy(update={"feedback": f"self-rated: {rated}"})
+    return Entry(answer=None, result=res, self_rating=rated)
+
+
+def choice_retry(item, answer: str) -> str | None:
+    """Why a choice answer is asked again instead of judged (it names no option, or several); None: judge it.
+    Not a verdict yet: an answer that names no option is asked again, not marked wrong."""
+    if isinstance(item, ChoiceItem) and answer.strip() and answer.strip().lower() not in SKIP and \
+            len(chosen_option(item, answer)) != 1:
+        return judge(item, answer).feedback.removeprefix("✗ ")
+    return None
+
+
+def answered(item, answer: str) -> Entry:
+    """The verdict on an answer (":s" or nothing skips it), with the one follow-up question it asks, if any,
+    not yet replied to."""
+    if answer.strip().lower() in SKIP:
+        answer = ""
+    res = judge(item, answer)
+    point = _follow_up_point(item, res) if answer else None
+    return Entry(answer=answer or None, result=res, follow_up=point.follow_up if point is not None else None)
+
+
+def reply_to_follow_up(item, entry: Entry, reply: str) -> str:
+    """Judges the reply to `entry`'s follow-up by that question's own rubric, records it, and says the result."""
+    point = next(k for k in item.key_points if k.follow_up == entry.follow_up)
+    entry.follow_up_answer = reply
+    entry.follow_up_ok = follow_up_answered(point, reply, item.vocabulary)
+    return follow_up_said(item, entry)
+
+
+def follow_up_said(item, entry: Entry) -> str:
+    """What the learner is told of their reply to the follow-up (the point, or what it missed)."""
+    point = next(k for k in item.key_points if k.follow_up == entry.follow_up)
+    return "✓ " + point.text if entry.follow_up_ok else "✗ " + (point.follow_up_feedback or point.feedback)
 
 
 def _follow_up_point(item, res: ItemResult):
@@ -160,12 +192,17 @@ def _follow_up_point(item, res: ItemResult):
     return points[0] if points else None
 
 
-def _summary(quiz: Quiz, state: SessionState, say) -> None:
+def summary(quiz: Quiz, state: SessionState) -> tuple[float, float, list[tuple[str, str]]]:
+    """The score over the scored items, out of what they were worth, and each answered item's verdict
+    (or self-rating), in quiz order."""
     scored = [e.result for e in state.entries.values() if e.result.verdict != "self"]
-    total = sum(r.score for r in scored)
-    out_of = sum(r.max_score for r in scored)
+    rows = [(item.id, e.self_rating or e.result.verdict) for item in quiz.items
+            if (e := state.entries.get(item.id)) is not None]
+    return sum(r.score for r in scored), sum(r.max_score for r in scored), rows
+
+
+def _summary(quiz: Quiz, state: SessionState, say) -> None:
+    total, out_of, rows = summary(quiz, state)
     say(f"\nScore: {points_text(total, out_of)}")
-    for item in quiz.items:
-        e = state.entries.get(item.id)
-        if e is not None:
-            say(f"  {item.id}: {e.self_rating or e.result.verdict}")
+    for item_id, said in rows:
+        say(f"  {item_id}: {said}")

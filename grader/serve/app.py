@@ -31,7 +31,7 @@ from grader.serve import course as course_mod
 from grader.serve.course import Course
 from grader.serve.grades import COUNTS, EXPORTS, adjusted, counted, report_of
 from grader.serve.store import MAX_ABANDONED, CourseStore, QueueFull, Submission, next_allowed
-from grader.serve.tokens import Who, sign_ins, token_hash
+from grader.serve.tokens import Who, sign_ins, token_hash, visitor_csrf
 from grader.serve.waiting import NO_SCRIPT_REFRESH_S, RECHECK_S, SCRIPT, SCRIPT_SRC, WAIT_S, Waiting
 from grader.serve.worker import Grade, drain, start_worker
 
@@ -55,6 +55,7 @@ class Service:
         self.course, self.store, self.clock = course, store, clock
         self.names = course_mod.students(course)
         self.tokens = sign_ins(secret, list(self.names))
+        self.visitor_csrf: Callable[[str], str] = lambda visitor: visitor_csrf(secret, visitor)
         self.wake = threading.Event()  # the worker thread's, when grading runs in this process
         self.workers: Workers | None = None  # the worker processes, when grading runs in them
         self.waiting, self.wait_s, self.recheck_s = Waiting(), WAIT_S, RECHECK_S
@@ -151,7 +152,8 @@ async def home(request: Request) -> Response:
     svc: Service = request.app.state.svc
     found = svc.who(request)
     if found is None:
-        return _denied(svc, 401, "Sign in with the link your instructor sent you.")
+        return svc.page("message.html", 401, message="Sign in with the link your instructor sent you.", who=None,
+                        learn=svc.course.self_learners)
     who, csrf = found
     if who.role == "instructor":
         return RedirectResponse("/class", 303)
@@ -257,13 +259,21 @@ async def _posted(request: Request, svc: Service) -> tuple[Who, dict] | Response
         return _denied(svc, 401, "Sign in with the link your instructor sent you.")
     who, csrf = found
     cap = svc.course.max_upload_kb * 1024
+    form = await checked_form(request, svc, csrf, body=cap + 16 * 1024, part=cap + 1, max_files=1,
+                              too_large=f"Uploads are limited to {svc.course.max_upload_kb} KB.")
+    return form if isinstance(form, Response) else (who, form)
+
+
+async def checked_form(request: Request, svc: Service, csrf: str, *, body: int, part: int, max_files: int,
+                       too_large: str) -> dict | Response:
+    """A POST's form once its body is at most `body` bytes (each part `part`) and it carries `csrf`."""
     length = request.headers.get("content-length")
-    if length is None or not length.isdigit() or int(length) > cap + 16 * 1024:
-        return _denied(svc, 413, f"Uploads are limited to {svc.course.max_upload_kb} KB.")
-    form = await request.form(max_files=1, max_fields=8, max_part_size=cap + 1)
+    if length is None or not length.isdigit() or int(length) > body:
+        return _denied(svc, 413, too_large)
+    form = await request.form(max_files=max_files, max_fields=8, max_part_size=part)
     if not hmac.compare_digest(str(form.get("csrf", "")), csrf):
         return _denied(svc, 403, "This form has expired; reload the page and submit again.")
-    return who, form
+    return form
 
 
 async def submit(request: Request) -> Response:
@@ -582,6 +592,8 @@ def make_app(course: Course, secret: str, *, grade: Grade | None, store: CourseS
         if workers is not None:
             workers.close(loop)  # the server is stopping: nothing else waits on the loop
 
+    from grader.serve.learn import ROUTES as learning
+
     app = Starlette(routes=[
         Route("/", home), Route("/sign-in", sign_in), Route("/submit", submit, methods=["POST"]),
         Route("/submissions/{id:int}", submission), Route("/submissions/{id:int}/wait", wait),
@@ -590,7 +602,7 @@ def make_app(course: Course, secret: str, *, grade: Grade | None, store: CourseS
         Route("/exports/{fmt}", gradebook_export), Route("/release", release, methods=["POST"]),
         Route("/sign-out", sign_out, methods=["POST"]),
         Route("/lti/login", lti_login, methods=["GET", "POST"]), Route("/lti/launch", lti_launch, methods=["POST"]),
-        Route("/lti/jwks", lti_jwks),
+        Route("/lti/jwks", lti_jwks), *learning,
     ], lifespan=lifespan)
     app.state.svc = svc
     return app

@@ -87,6 +87,10 @@ class Course(BaseModel):
     workers: int | None = Field(default=None, ge=1)  # grading processes; default: the cores this server may use
     store: Path = Path("course.sqlite")
     lti: Lti | None = None
+    # Anyone who opens /quiz or /cards without signing in takes the chapter's quiz and recall cards, with
+    # progress kept per browser. Off by default: a course server answers its roster only, unless its
+    # instructor opens it to self-learners (each visitor who answers costs a row in the store and the judge's CPU).
+    self_learners: bool = False
 
     @field_validator("due")
     @classmethod

@@ -49,6 +49,12 @@ CREATE TABLE IF NOT EXISTS sessions (
   key TEXT NOT NULL,
   csrf TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS learning (
+  learner TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  state TEXT NOT NULL,
+  PRIMARY KEY (learner, kind)
+);
 CREATE TABLE IF NOT EXISTS lti_states (
   state TEXT PRIMARY KEY,
   nonce TEXT NOT NULL,
@@ -350,6 +356,18 @@ class CourseStore:
     def close_session(self, id_hash: str) -> None:
         with self._db() as db:
             db.execute("DELETE FROM sessions WHERE id_hash=?", (id_hash,))
+
+    # --- quiz and card progress (grader/serve/learn.py) ------------------------------------------
+
+    def learning(self, learner: str, kind: str) -> str | None:
+        """`learner`'s saved progress of one kind ("quiz", "cards"), as the JSON it was kept as."""
+        with self._db() as db:
+            row = db.execute("SELECT state FROM learning WHERE learner=? AND kind=?", (learner, kind)).fetchone()
+        return row[0] if row else None
+
+    def keep_learning(self, learner: str, kind: str, state: str) -> None:
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO learning VALUES (?, ?, ?)", (learner, kind, state))
 
 
 @dataclass(frozen=True)

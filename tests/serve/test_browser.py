@@ -2,7 +2,9 @@
 student opens their link, uploads a buggy file, sees the diagnosis and the heatmap, uploads the fix
 and sees what changed and both attempts; the instructor sees both in the student's history, overrides
 one with a reason, and finds the override in the history and in the downloaded gradebook. The service
-is a real uvicorn on loopback grading in the real sandbox. Skips, saying why, where Chromium is absent."""
+is a real uvicorn on loopback grading in the real sandbox. A self-learner, with no account, answers a
+quiz question, sees the verdict and the follow-up, and reveals and rates a recall card. Skips, saying why,
+where Chromium is absent."""
 
 from __future__ import annotations
 
@@ -135,3 +137,42 @@ def test_a_student_and_the_instructor_in_a_real_browser(browser, sandbox, tmp_pa
         WebDriverWait(browser, WAIT_S).until(lambda d: saved.is_file() and saved.stat().st_size > 0)
         rows = {r["ID"]: r for r in csv.DictReader(io.StringIO(saved.read_text(encoding="utf-8")))}
         assert rows["s1"]["Student"] == "Ada One" and rows["s1"]["Score"] == "95" and reason in rows["s1"]["Notes"]
+
+
+def test_a_self_learner_takes_the_quiz_and_rates_a_card_in_a_real_browser(browser, tmp_path):
+    """No account and no token: the course file lets self-learners in, and the browser's own cookie keeps
+    its progress. The answer is judged by the quiz's judge; the card is scheduled by FSRS."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from grader.quiz.load import DEFAULT_QUIZ, load_quiz
+
+    quiz = load_quiz(DEFAULT_QUIZ)
+    course = load_course(write_course(tmp_path / "course", self_learners="true"))
+    app = make_app(course, SECRET, grade=None)
+    with on_loopback(app) as base:
+        browser.get(base + "/")
+        browser.find_element(By.LINK_TEXT, "Take the chapter's quiz").click()
+        assert "Question 1 of 9" in browser.page_source
+        browser.find_element(By.CSS_SELECTOR, 'form.answer textarea[name="answer"]').send_keys(
+            "the values are what gets mixed")
+        browser.find_element(By.XPATH, "//form[@class='answer']//button[text()='Check']").click()
+        WebDriverWait(browser, WAIT_S).until(lambda d: "Verdict:" in d.page_source)
+        assert browser.find_element(By.CSS_SELECTOR, "p.verdict").text.startswith("Verdict: partial")
+        assert "Which two of the three projections" in browser.find_element(By.CSS_SELECTOR, "form.follow-up").text
+        browser.find_element(By.CSS_SELECTOR, 'form.follow-up textarea').send_keys("the query and the key")
+        browser.find_element(By.CSS_SELECTOR, "form.follow-up button").click()
+        WebDriverWait(browser, WAIT_S).until(lambda d: "Model answer:" in d.page_source)
+        assert "✓ The weights come from matching queries against keys" in browser.find_element(By.TAG_NAME, "body").text
+        browser.save_screenshot(str(tmp_path / "quiz-verdict.png"))
+
+        browser.get(base + "/cards")
+        back = browser.find_element(By.CSS_SELECTOR, "p.back")
+        assert quiz.cards[0].front in browser.find_element(By.CSS_SELECTOR, "p.front").text
+        assert not back.is_displayed()  # the answer waits for the reveal
+        browser.find_element(By.TAG_NAME, "summary").click()
+        assert back.is_displayed() and quiz.cards[0].back in back.text
+        browser.find_element(By.XPATH, "//button[text()='Again']").click()
+        WebDriverWait(browser, WAIT_S).until(lambda d: quiz.cards[1].front in d.page_source)
+        browser.get(base + "/quiz")  # the quiz kept its place across pages: the same browser, the same visitor
+        assert "Question 1 of 9" in browser.page_source and "Model answer:" in browser.page_source

@@ -10,8 +10,10 @@ from support.serving import SECRET, fake_grade, sign_in, student
 from grader.serve.tokens import INSTRUCTOR, Who, token_for
 from grader.serve.worker import drain
 
-PAGES = ["/", "/submissions/1", "/submissions/1/wait", "/class", "/class/s1", "/exports/gradebook"]
-POSTS = ["/submit", "/sign-out", "/class/s1/override", "/release"]  # a student's refusal: tests/serve/test_instructor.py
+PAGES = ["/", "/submissions/1", "/submissions/1/wait", "/class", "/class/s1", "/exports/gradebook", "/quiz", "/cards"]
+POSTS = ["/submit", "/sign-out", "/class/s1/override", "/release",
+         "/quiz/answer", "/quiz/follow-up", "/quiz/next", "/quiz/restart", "/cards/rate"]
+# The quiz and cards without sign-in, for self-learners where the course file allows: tests/serve/test_learn.py.  # a student's refusal: tests/serve/test_instructor.py
 
 
 def _submit(client, csrf, code="def causal_attention(q, k, v):\n    return v  # score 40\n", **files):
