@@ -30,7 +30,7 @@ from grader.report.models import Report
 from grader.serve import course as course_mod
 from grader.serve.course import Course
 from grader.serve.grades import COUNTS, EXPORTS, adjusted, counted, report_of
-from grader.serve.store import MAX_ABANDONED, CourseStore, QueueFull, Submission, next_allowed
+from grader.serve.store import MAX_ABANDONED, CourseStore, KeptOverride, QueueFull, Submission, next_allowed
 from grader.serve.tokens import Who, sign_ins, token_hash
 from grader.serve.waiting import NO_SCRIPT_REFRESH_S, RECHECK_S, SCRIPT, SCRIPT_SRC, WAIT_S, Waiting
 from grader.serve.worker import Grade, drain, start_worker
@@ -398,6 +398,7 @@ def _history_rows(svc: Service, history: list[Submission]) -> list[dict]:
     from grader.report.view import adjustment_text
 
     kept = svc.store.overrides(history[0].student) if history else []
+    replaced = svc.store.replaced_overrides(history[0].student) if history else []
     rows = []
     for row, s in zip(_rows(svc, history, instructor=True), history, strict=True):
         a = adjusted(svc.store, s, kept=kept) if s.state == "graded" else None
@@ -408,9 +409,20 @@ def _history_rows(svc: Service, history: list[Submission]) -> list[dict]:
                    overrides=[{"text": adjustment_text(adj, rep), "by": k.by,
                                "at": k.at.isoformat(timespec="seconds")} for adj, k in
                               zip(rep.adjustments, a.kept, strict=True)] if rep else [],
+                   replaced=[_replaced_text(k, rep) for k in replaced if rep and a.result.student.source_sha256
+                             == k.override.source_sha256],
                    notes=a.notes if a else [])
         rows.append(row)
     return rows
+
+
+def _replaced_text(k: KeptOverride, report: Report) -> str:
+    """An override that a later one of the same attempt and target replaced: what it set, who, when, why."""
+    o = k.override
+    title = next((c.title for c in report.checks if c.id == o.check), o.check)
+    what = f"\u201c{title}\u201d set to {o.points:g} points" if o.check else f"the total set to {o.points:g}"
+    return (f"replaced: {what}: {o.reason} ({k.by}, {k.at.isoformat(timespec='seconds')}), "
+            f"replaced at {k.replaced_at.isoformat(timespec='seconds')}")
 
 
 async def student_history(request: Request) -> Response:
@@ -449,6 +461,14 @@ async def override(request: Request) -> Response:
     if s.state != "graded":
         return svc.page("message.html", 400, message="This attempt is not graded yet: there is nothing to adjust.",
                         back=back)
+    history = svc.store.history(key)
+    counts = counted(history)
+    if counts is not None and s.id != counts.id:  # it would be kept and never applied: refused, said plainly
+        ids = [h.id for h in history]
+        mine, theirs = ids.index(s.id) + 1, ids.index(counts.id) + 1
+        return svc.page("message.html", 409, back=back, message=(
+            f"Only the attempt that counts can be overridden: attempt {mine} does not count, the gradebook and the "
+            f"LMS take {COUNTS} (attempt {theirs}). Make the override on attempt {theirs}."))
     check = str(form.get("check", "")).strip()
     try:
         points = float(str(form.get("points", "")).strip())

@@ -56,7 +56,10 @@ def adjusted(store: CourseStore, s: Submission, *, student: Student | None = Non
     older file is not applied and its row says so); else only those made for this attempt's file."""
     r = as_result(store, s, student)
     kept = store.overrides(s.student) if kept is None else kept
-    mine = [k for k in kept if all_for_student or k.override.source_sha256 == r.student.source_sha256]
+    this_file = {k.override.check for k in kept if k.override.source_sha256 == r.student.source_sha256}
+    # An older file's override of a target recorded again for this file is done with: it is not mentioned.
+    mine = [k for k in kept if k.override.source_sha256 == r.student.source_sha256
+            or (all_for_student and k.override.check not in this_file)]
     notes_before = len(r.student.notes)
     apply_overrides([r], [k.override for k in mine])
     notes = [n for n in r.student.notes[notes_before:] if not n.startswith("override of ")]
