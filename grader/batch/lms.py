@@ -73,6 +73,7 @@ CANVAS_NOT_ASSIGNMENTS = re.compile(r"^(Student|ID|SIS User ID|SIS Login ID|Sect
 CANVAS_ASSIGNMENT = re.compile(r"^.+ \(\d+\)$")  # "Title (id)", as Canvas's gradebook export heads one
 MOODLE_ID, MOODLE_GRADE, MOODLE_MODIFIED, MOODLE_COMMENTS = (
     "Identifier", "Grade", "Last modified (grade)", "Feedback comments")
+FEEDBACK_FILE = "Every check is in your feedback file."  # a comment's last sentence, where the zip is handed back
 MOODLE_PARTICIPANT = "Participant "  # lang/en assign `hiddenuser`: the Identifier is this and the id
 
 
@@ -85,6 +86,9 @@ class LmsExport(BaseModel):
     assignment: str = ""  # Canvas: the assignment column's title
     worksheet: Path | None = None  # Moodle: the grading worksheet downloaded from the assignment
     bom: bool = False
+    # Where a comment sends the student for the rest: the feedback zip's file (the CLI), or the course
+    # service's report page (it writes no feedback files).
+    rest: str = FEEDBACK_FILE
 
 
 def csv_text(rows: list[list[object]], *, bom: bool) -> str:
@@ -133,9 +137,9 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def feedback_comment(r: StudentResult, *, published: bool) -> str:
-    """The short text for a platform's comment box: the student view's total and what it found first; the
-    feedback file has the rest."""
+def feedback_comment(r: StudentResult, *, published: bool, rest: str = FEEDBACK_FILE) -> str:
+    """The short text for a platform's comment box: the student view's total and what it found first; `rest`
+    says where the student reads the rest."""
     report, held_back = for_audience(handed_back(r.report, r.student), "student", published=published)
     total = score_line(report, "student", held_back, published=published)
     if report.diagnoses:
@@ -146,7 +150,7 @@ def feedback_comment(r: StudentResult, *, published: bool) -> str:
     # comment showed a grade of 60 beside a total of 43.5 and nothing about why).
     adjusted = " ".join(f"Adjusted by your instructor: {_sentence(adjustment_text(a, report))}"
                         for a in report.adjustments)
-    return f"{total}. {found}{' ' + adjusted if adjusted else ''} Every check is in your feedback file."
+    return f"{total}. {found}{' ' + adjusted if adjusted else ''} {rest}"
 
 
 # A row flagged for one of these is held out of the import files until a person has looked (review.csv):
@@ -177,7 +181,7 @@ def canvas_grades(results: list[StudentResult], export: LmsExport, *, published:
         s = r.student
         canvas_id = s.id if s.platform == "canvas" and s.id.isdigit() else ""
         if not (canvas_id or s.sis_id or s.sis_login):
-            left_out.append(f"{s.name or s.id}: no Canvas user id or SIS id to match (enter this grade by hand)")
+            left_out.append(f"{student_label(s)}: no Canvas user id or SIS id to match (enter this grade by hand)")
             continue
         rows.append([cell(s.name), canvas_id, cell(s.sis_id), cell(s.sis_login), cell(s.section),
                      score_text(r.report.score)])
@@ -207,7 +211,7 @@ def moodle_grades(results: list[StudentResult], export: LmsExport, *, published:
         for pid, r in graded.items():
             rows.append([f"{MOODLE_PARTICIPANT}{pid}", cell(r.student.name), cell(r.student.email),
                          score_text(r.report.score), score_text(r.report.max_score), "",
-                         cell(feedback_comment(r, published=published))])
+                         cell(feedback_comment(r, published=published, rest=export.rest))])
         return csv_text(rows, bom=export.bom), left_out
     rows = _read_csv(export.worksheet)
     header = rows[0] if rows else []
@@ -223,7 +227,7 @@ def moodle_grades(results: list[StudentResult], export: LmsExport, *, published:
         pid = row[at[MOODLE_ID]].removeprefix(MOODLE_PARTICIPANT).strip()
         if (r := graded.get(pid)) is not None:
             row[at[MOODLE_GRADE]] = score_text(r.report.score)
-            row[at[MOODLE_COMMENTS]] = cell(feedback_comment(r, published=published))
+            row[at[MOODLE_COMMENTS]] = cell(feedback_comment(r, published=published, rest=export.rest))
             written.add(pid)
     left_out += [f"{student_label(r.student)}: participant {pid} is not in {export.worksheet.name}"
                  for pid, r in graded.items() if pid not in written]

@@ -112,8 +112,9 @@ def record_override(out: Path, who: str, *, reason: str, score: float | None = N
 
 
 def new_override(r: StudentResult, *, reason: str, score: float | None = None, check: str = "",
-                 points: float | None = None) -> Override:
-    """The override of `r`'s graded report, checked as `override` checks it (the CLI and the course service)."""
+                 points: float | None = None, by_title: bool = False) -> Override:
+    """The override of `r`'s graded report, checked as `override` checks it (the CLI and the course service).
+    `by_title`: a refusal names the check by its title (the browser's form shows titles, the CLI takes ids)."""
     if not reason.strip():
         raise InputError("the reason must say why: the student reads it with the adjusted grade")
     if r.report is None:
@@ -123,7 +124,8 @@ def new_override(r: StudentResult, *, reason: str, score: float | None = None, c
         if c is None:
             raise InputError(f"no check {check!r} in this rubric: one of {', '.join(x.id for x in r.report.checks)}")
         if points is None or not 0 <= points <= c.max_score:
-            raise InputError(f"the points for {check} must be between 0 and {score_text(c.max_score)}")
+            named = f"\u201c{c.title}\u201d" if by_title else check
+            raise InputError(f"the points for {named} must be between 0 and {score_text(c.max_score)}")
         return Override(student=r.student.key, source_sha256=r.student.source_sha256, check=check, points=points,
                         reason=reason.strip())
     if score is None or not 0 <= score <= r.report.max_score:

@@ -29,8 +29,8 @@ from grader.report.html import render_fragment
 from grader.report.models import Report
 from grader.serve import course as course_mod
 from grader.serve.course import Course
-from grader.serve.grades import COUNTS, EXPORTS, adjusted, counted, report_of
-from grader.serve.store import MAX_ABANDONED, CourseStore, QueueFull, Submission, next_allowed
+from grader.serve.grades import COUNTS, EXPORTS, adjusted, counted, labels, report_of
+from grader.serve.store import MAX_ABANDONED, CourseStore, KeptOverride, QueueFull, Submission, next_allowed
 from grader.serve.tokens import Who, sign_ins, token_hash, visitor_csrf
 from grader.serve.waiting import NO_SCRIPT_REFRESH_S, RECHECK_S, SCRIPT, SCRIPT_SRC, WAIT_S, Waiting
 from grader.serve.worker import Grade, drain, start_worker
@@ -54,6 +54,7 @@ class Service:
     def __init__(self, course: Course, secret: str, *, store: CourseStore, clock: Callable[[], datetime]):
         self.course, self.store, self.clock = course, store, clock
         self.names = course_mod.students(course)
+        self.labels = labels(course)  # "Lee, Sam (5001)": the name with the id, as the CLI tells two apart
         self.tokens = sign_ins(secret, list(self.names))
         self.visitor_csrf: Callable[[str], str] = lambda visitor: visitor_csrf(secret, visitor)
         self.wake = threading.Event()  # the worker thread's, when grading runs in this process
@@ -124,18 +125,24 @@ class Service:
 
     def refusal(self, student: str) -> str | None:
         """Why `student` may not submit now, with when they may; None: they may."""
+        found = self.refused(student)
+        return found[1] if found else None
+
+    def refused(self, student: str) -> tuple[int, str] | None:
+        """The refusal with its HTTP status: 403 for closed (due date, attempts used: no retry helps), 429
+        only for the rate limit (a later try does)."""
         now, c = self.clock(), self.course
         if now >= c.due:
-            return f"The due date ({c.due.isoformat()}) has passed; submissions are closed."
+            return 403, f"The due date ({c.due.isoformat()}) has passed; submissions are closed."
         if c.max_attempts is not None and self.store.count(student) >= c.max_attempts:
-            return f"You have used all {c.max_attempts} attempts."
+            return 403, f"You have used all {c.max_attempts} attempts."
         if c.rate_limit is not None:
             window = timedelta(minutes=c.rate_limit.minutes)
             at = next_allowed(self.store.attempts_since(student, now - window), limit=c.rate_limit.attempts,
                               window=window)
             if at is not None and at > now:
-                return (f"At most {c.rate_limit.attempts} attempts in {c.rate_limit.minutes:g} minutes: "
-                        f"your next attempt is allowed at {at.isoformat(timespec='seconds')}.")
+                return 429, (f"At most {c.rate_limit.attempts} attempts in {c.rate_limit.minutes:g} minutes: "
+                             f"your next attempt is allowed at {at.isoformat(timespec='seconds')}.")
         return None
 
 
@@ -160,7 +167,7 @@ async def home(request: Request) -> Response:
     history = svc.store.history(who.key)
     c = svc.course
     left = None if c.max_attempts is None else max(0, c.max_attempts - len(history))
-    return svc.page("student.html", who=svc.names.get(who.key, who.key), csrf=csrf, due=c.due.isoformat(),
+    return svc.page("student.html", who=svc.labels.get(who.key, who.key), csrf=csrf, due=c.due.isoformat(),
                     attempts_left=left, refusal=svc.refusal(who.key), max_kb=c.max_upload_kb,
                     history=_rows(svc, history, instructor=False))
 
@@ -296,8 +303,8 @@ async def submit(request: Request) -> Response:
         return svc.page("message.html", 400, message="Choose a .py file or paste your code.", back="/")
     if not filename.endswith((".py", ".ipynb")):
         return svc.page("message.html", 400, message="Upload a .py file or a notebook (.ipynb).", back="/")
-    if (why := svc.refusal(who.key)) is not None:
-        return svc.page("message.html", 429, message=why, back="/")
+    if (refused := svc.refused(who.key)) is not None:
+        return svc.page("message.html", refused[0], message=refused[1], back="/")
     try:
         sid = svc.store.enqueue(who.key, _safe_name(filename), source, svc.clock(), limit=svc.course.queue_limit)
     except QueueFull:
@@ -332,7 +339,8 @@ async def submission(request: Request) -> Response:
         if number > 1:
             change = _change(svc, history[number - 2], s, number, audience=audience, published=published)
     back = f"/class/{s.student}" if instructor else "/"
-    return svc.page("report.html", who=svc.names.get(who.key, "instructor"), csrf=csrf, fragment=fragment,
+    return svc.page("report.html", who=svc.labels.get(who.key, "instructor"), csrf=csrf, fragment=fragment,
+                    student=svc.labels.get(s.student, s.student) if instructor else None,
                     state=s.state, number=number, back=back, refresh=fragment is None, change=change, failed=failed,
                     script=fragment is None, wait=f"/submissions/{s.id}/wait")
 
@@ -386,7 +394,8 @@ async def class_view(request: Request) -> Response:
     rows = []
     for r in sorted(class_results(svc.course, svc.store), key=lambda r: (r.student.name, r.student.key)):
         rep = r.report
-        rows.append({"key": r.student.key, "name": r.student.name, "attempts": svc.store.count(r.student.key),
+        rows.append({"key": r.student.key, "name": student_label(r.student),
+                     "attempts": svc.store.count(r.student.key),
                      "result": f"{rep.score:g} / {rep.max_score:g}" if rep else r.status.replace("_", " "),
                      "notes": [n for n in r.student.notes if n != "no submission"]})
     left_out = {}
@@ -408,6 +417,7 @@ def _history_rows(svc: Service, history: list[Submission]) -> list[dict]:
     from grader.report.view import adjustment_text
 
     kept = svc.store.overrides(history[0].student) if history else []
+    replaced = svc.store.replaced_overrides(history[0].student) if history else []
     rows = []
     for row, s in zip(_rows(svc, history, instructor=True), history, strict=True):
         a = adjusted(svc.store, s, kept=kept) if s.state == "graded" else None
@@ -418,9 +428,20 @@ def _history_rows(svc: Service, history: list[Submission]) -> list[dict]:
                    overrides=[{"text": adjustment_text(adj, rep), "by": k.by,
                                "at": k.at.isoformat(timespec="seconds")} for adj, k in
                               zip(rep.adjustments, a.kept, strict=True)] if rep else [],
+                   replaced=[_replaced_text(k, rep) for k in replaced if rep and a.result.student.source_sha256
+                             == k.override.source_sha256],
                    notes=a.notes if a else [])
         rows.append(row)
     return rows
+
+
+def _replaced_text(k: KeptOverride, report: Report) -> str:
+    """An override that a later one of the same attempt and target replaced: what it set, who, when, why."""
+    o = k.override
+    title = next((c.title for c in report.checks if c.id == o.check), o.check)
+    what = f"\u201c{title}\u201d set to {o.points:g} points" if o.check else f"the total set to {o.points:g}"
+    return (f"replaced: {what}: {o.reason} ({k.by}, {k.at.isoformat(timespec='seconds')}), "
+            f"replaced at {k.replaced_at.isoformat(timespec='seconds')}")
 
 
 async def student_history(request: Request) -> Response:
@@ -433,7 +454,7 @@ async def student_history(request: Request) -> Response:
         return _denied(svc, 404, "No such student on the roster.")
     history = svc.store.history(key)
     counts = counted(history)
-    return svc.page("history.html", who="instructor", csrf=got[1], student=svc.names[key], key=key,
+    return svc.page("history.html", who="instructor", csrf=got[1], student=svc.labels[key], key=key,
                     history=_history_rows(svc, history), counts=COUNTS, counted=counts.id if counts else None)
 
 
@@ -459,6 +480,14 @@ async def override(request: Request) -> Response:
     if s.state != "graded":
         return svc.page("message.html", 400, message="This attempt is not graded yet: there is nothing to adjust.",
                         back=back)
+    history = svc.store.history(key)
+    counts = counted(history)
+    if counts is not None and s.id != counts.id:  # it would be kept and never applied: refused, said plainly
+        ids = [h.id for h in history]
+        mine, theirs = ids.index(s.id) + 1, ids.index(counts.id) + 1
+        return svc.page("message.html", 409, back=back, message=(
+            f"Only the attempt that counts can be overridden: attempt {mine} does not count, the gradebook and the "
+            f"LMS take {COUNTS} (attempt {theirs}). Make the override on attempt {theirs}."))
     check = str(form.get("check", "")).strip()
     try:
         points = float(str(form.get("points", "")).strip())
@@ -466,7 +495,7 @@ async def override(request: Request) -> Response:
         return svc.page("message.html", 400, message="The points must be a number.", back=back)
     try:
         made = new_override(as_result(svc.store, s), reason=str(form.get("reason", "")), check=check,
-                            score=None if check else points, points=points if check else None)
+                            score=None if check else points, points=points if check else None, by_title=True)
     except InputError as err:
         return svc.page("message.html", 400, message=str(err), back=back)
     svc.store.put_override(made, by=who.key or "instructor", at=svc.clock())
@@ -559,6 +588,11 @@ def _lost(svc: Service, pid: int, status: int) -> None:
         svc.queued()
 
 
+async def not_found(request: Request, exc: Exception) -> Response:
+    """A path no route takes (`/submissions/2a`): the styled page, as for an attempt that does not exist."""
+    return _denied(request.app.state.svc, 404, "No such page.")
+
+
 def make_app(course: Course, secret: str, *, grade: Grade | None, store: CourseStore | None = None,
              clock: Callable[[], datetime] = course_mod.now, passer: Passer | None = None,
              workers: Workers | None = None) -> Starlette:
@@ -603,6 +637,6 @@ def make_app(course: Course, secret: str, *, grade: Grade | None, store: CourseS
         Route("/sign-out", sign_out, methods=["POST"]),
         Route("/lti/login", lti_login, methods=["GET", "POST"]), Route("/lti/launch", lti_launch, methods=["POST"]),
         Route("/lti/jwks", lti_jwks), *learning,
-    ], lifespan=lifespan)
+    ], lifespan=lifespan, exception_handlers={404: not_found})
     app.state.svc = svc
     return app

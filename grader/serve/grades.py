@@ -21,6 +21,9 @@ from grader.serve.course import Course
 from grader.serve.store import CourseStore, KeptOverride, Submission
 
 COUNTS = "the latest graded attempt"  # which attempt goes into the gradebook and back to the LMS, in words
+# The service hands back no feedback file: a comment it writes sends the student to their report page.
+SERVICE_REPORT = ("Every check is in your report on the course's grader, where you handed in your file "
+                  "(sign in with your link).")
 EXPORTS = {"gradebook": "gradebook.csv", "canvas": "canvas-import.csv", "moodle": "moodle-grading-worksheet.csv"}
 
 
@@ -53,7 +56,10 @@ def adjusted(store: CourseStore, s: Submission, *, student: Student | None = Non
     older file is not applied and its row says so); else only those made for this attempt's file."""
     r = as_result(store, s, student)
     kept = store.overrides(s.student) if kept is None else kept
-    mine = [k for k in kept if all_for_student or k.override.source_sha256 == r.student.source_sha256]
+    this_file = {k.override.check for k in kept if k.override.source_sha256 == r.student.source_sha256}
+    # An older file's override of a target recorded again for this file is done with: it is not mentioned.
+    mine = [k for k in kept if k.override.source_sha256 == r.student.source_sha256
+            or (all_for_student and k.override.check not in this_file)]
     notes_before = len(r.student.notes)
     apply_overrides([r], [k.override for k in mine])
     notes = [n for n in r.student.notes[notes_before:] if not n.startswith("override of ")]
@@ -73,22 +79,34 @@ def counted(history: list[Submission]) -> Submission | None:
     return graded[-1] if graded else None
 
 
-def _student(entry, key: str, platform: str) -> Student:
-    """A roster row as the class run's student: Canvas's user id is the roster's ID; Moodle's participant
-    id is the worksheet's Identifier."""
-    pid = entry.participant if platform == "moodle" else entry.id
-    return Student(key=key, id=pid or entry.id, name=entry.name or key, email=entry.email, section=entry.section,
-                   sis_id=entry.sis, sis_login=entry.login, platform=platform, on_roster=True)
+def _student(entry, key: str) -> Student:
+    """A roster row as a class run's student, with the identity the class run gives it: a row of Moodle's
+    grading worksheet is a Moodle participant (its Identifier); any other row's ID is read as Canvas's user id
+    (as the LTI launch's default match reads it). So each platform's import file gets only its own ids, as
+    `grade --lms` writes them: a Canvas roster's rows are left out of Moodle's worksheet, and named."""
+    moodle = bool(entry.participant)
+    return Student(key=key, id=entry.participant if moodle else entry.id, name=entry.name or key,
+                   email=entry.email, section=entry.section, sis_id=entry.sis, sis_login=entry.login,
+                   platform="moodle" if moodle else "canvas", on_roster=True)
 
 
-def class_results(course: Course, store: CourseStore, platform: str = "roster") -> list[StudentResult]:
+def labels(course: Course) -> dict[str, str]:
+    """Roster key -> the student as an instructor reads them (`student_label`: "Lee, Sam (5001)", as the CLI
+    names two students of one name)."""
+    from grader.batch.names import student_label
+
+    return {key: student_label(_student(e, key)) for e in course_mod.roster_entries(course)
+            if (key := course_mod.roster_key(e))}
+
+
+def class_results(course: Course, store: CourseStore) -> list[StudentResult]:
     """One row per roster student: their counted attempt, every override of theirs applied."""
     results = []
     for entry in course_mod.roster_entries(course):
         key = course_mod.roster_key(entry)
         if not key:
             continue
-        student = _student(entry, key, platform)
+        student = _student(entry, key)
         s = counted(store.history(key))
         if s is None:
             results.append(StudentResult(student=student.model_copy(update={"notes": ["no submission"]}),
@@ -104,8 +122,9 @@ def export(course: Course, store: CourseStore, fmt: str, *, published: bool) -> 
 
     if fmt == "gradebook":
         return gradebook_csv(class_results(course, store)), []
-    results = class_results(course, store, platform=fmt)
-    export_ = lms_export(fmt, assignment=course.assignment or course.title, roster=course.roster)
+    results = class_results(course, store)
+    export_ = lms_export(fmt, assignment=course.assignment or course.title, roster=course.roster).model_copy(
+        update={"rest": SERVICE_REPORT})
     layout = LAYOUTS[fmt]
     text, left_out = layout.grades(results, export_, published=published)
     return text, left_out + held_for_review(results, layout.grades_file)

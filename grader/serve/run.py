@@ -17,13 +17,14 @@ def _ready(course_path: Path):
 
 
 def print_tokens(course_path: Path, *, base_url: str) -> int:
-    try:
+    try:  # every input checked (the roster too) before the first link is printed
         course, secret = _ready(course_path)
+        names = students(course)
     except RubricError as err:
         print("\n".join(f"grader: {p}" for p in err.problems), file=sys.stderr)
         return 2
     print(f"instructor\t{base_url}/sign-in?token={token_for(secret, INSTRUCTOR)}")
-    for key, name in students(course).items():
+    for key, name in names.items():
         print(f"{key}\t{name}\t{base_url}/sign-in?token={token_for(secret, Who('student', key))}")
     return 0
 

@@ -84,6 +84,15 @@ CREATE TABLE IF NOT EXISTS overrides (
   at TEXT NOT NULL,
   PRIMARY KEY (student, source_sha256, check_id)
 );
+CREATE TABLE IF NOT EXISTS replaced_overrides (
+  student TEXT NOT NULL,
+  source_sha256 TEXT NOT NULL,
+  check_id TEXT NOT NULL,
+  record TEXT NOT NULL,
+  by TEXT NOT NULL,
+  at TEXT NOT NULL,
+  replaced_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS abandoned (
   submission INTEGER PRIMARY KEY,
   times INTEGER NOT NULL
@@ -152,6 +161,7 @@ class KeptOverride:
     override: Override
     by: str
     at: datetime
+    replaced_at: datetime | None = None  # a record an override of the same file and target replaced
 
 
 @dataclass(frozen=True)
@@ -317,6 +327,10 @@ class CourseStore:
         course keeps every attempt, so the file's sha256 joins the key). In the same transaction the
         student's rendered pages are dropped (they show the old grade) and their passback is due again."""
         with self._db() as db:
+            # The record it replaces stays readable (the history shows it as replaced, with who, when, why).
+            db.execute("INSERT INTO replaced_overrides SELECT *, ? FROM overrides WHERE student=? AND "
+                       "source_sha256=? AND check_id=?", (at.isoformat(), override.student, override.source_sha256,
+                                                           override.check))
             db.execute("INSERT OR REPLACE INTO overrides VALUES (?, ?, ?, ?, ?, ?)",
                        (override.student, override.source_sha256, override.check, override.model_dump_json(), by,
                         at.isoformat()))
@@ -331,6 +345,14 @@ class CourseStore:
             rows = db.execute("SELECT record, by, at FROM overrides WHERE ? IS NULL OR student=? "
                               "ORDER BY student, check_id, at", (student, student)).fetchall()
         return [KeptOverride(Override.model_validate_json(r), by, datetime.fromisoformat(at)) for r, by, at in rows]
+
+    def replaced_overrides(self, student: str) -> list[KeptOverride]:
+        """The student's overrides that a later one of the same file and target replaced, oldest first."""
+        with self._db() as db:
+            rows = db.execute("SELECT record, by, at, replaced_at FROM replaced_overrides WHERE student=? "
+                              "ORDER BY replaced_at, rowid", (student,)).fetchall()
+        return [KeptOverride(Override.model_validate_json(r), by, datetime.fromisoformat(at),
+                             datetime.fromisoformat(replaced)) for r, by, at, replaced in rows]
 
     def release(self, at: datetime, *, by: str) -> None:
         """The instructor released the grades (a course whose release is manual); the first time counts."""

@@ -111,9 +111,9 @@ def test_a_student_and_the_instructor_in_a_real_browser(browser, sandbox, tmp_pa
         browser.delete_all_cookies()  # the instructor, in the same browser
         browser.get(f"{base}/sign-in?token={token_for(SECRET, INSTRUCTOR)}")
         assert browser.current_url == base + "/class"
-        row = browser.find_element(By.XPATH, "//tr[td/a[text()='Ada One']]").text
+        row = browser.find_element(By.XPATH, "//tr[td/a[text()='Ada One (s1)']]").text
         assert "2" in row.split() and f"{fixed.score:g} / {fixed.max_score:g}" in row
-        browser.find_element(By.LINK_TEXT, "Ada One").click()
+        browser.find_element(By.LINK_TEXT, "Ada One (s1)").click()  # the name with its id, as the CLI lists students
         history = browser.page_source
         assert f"/submissions/{first.id}" in history and f"/submissions/{second.id}" in history
         assert f"{report.score:g} / {report.max_score:g}" in history

@@ -208,12 +208,12 @@ def test_release_is_refused_where_the_policy_is_not_manual(app):
 def test_the_same_file_handed_in_again_carries_its_override_on_the_page_the_worker_rendered(app, clock):
     from grader.serve.worker import student_pages
 
-    ada, csrf, first, _ = _two_attempts(app)
+    ada, csrf, _, second = _two_attempts(app)
     teacher, teacher_csrf = sign_in(app, INSTRUCTOR)
-    assert _override(teacher, teacher_csrf, "s1", first, "45").status_code == 303
+    assert _override(teacher, teacher_csrf, "s1", second, "65").status_code == 303
     clock.advance(11)  # past the rate limit
-    again = _upload(ada, csrf, "x = 1  # score 40\n")  # the first attempt's file, byte for byte
+    again = _upload(ada, csrf, "x = 2  # score 60\n")  # the counted attempt's file, byte for byte
     svc = app.state.svc
     drain(svc.store, fake_grade, present=student_pages(svc.course, clock))  # the worker renders the student's page
     page = _text(ada.get(f"/submissions/{again}").text)
-    assert "Total set to 45 (it was 40)" in page and REASON in page  # the override made for that file holds
+    assert "Total set to 65 (it was 60)" in page and REASON in page  # the override made for that file holds
