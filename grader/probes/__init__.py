@@ -226,7 +226,8 @@ def _fd_probes(gen: torch.Generator, probe: Probe, names: tuple[str, ...], targe
         direction /= direction.norm()
         for sign in (1, -1):
             tensors = dict(probe.t) | {name: probe.t[name] + sign * FD_STEP * direction}
-            meta = dict(probe.call.meta) | {"id": f"{probe.id}.fd.{name}.{'+' if sign > 0 else '-'}"}
+            # Only the step's output is read (sum(out * grad_out) at each end): no backward pass in the child.
+            meta = dict(probe.call.meta) | {"id": f"{probe.id}.fd.{name}.{'+' if sign > 0 else '-'}", "backward": False}
             info = {"of": probe.id, "input": name, "sign": sign, "direction": direction, "fingerprint": False}
             probes.append(Probe(meta["id"], "fd", Frame("call", meta, tensors), info))
     return probes
