@@ -26,7 +26,7 @@ from typing import Any, Literal, TypeVar
 import torch
 
 from grader.probes import expected
-from grader.sandbox.wire import Frame
+from grader.sandbox.wire import Frame, encode
 
 _T = TypeVar("_T")
 
@@ -375,7 +375,10 @@ def _head(gen: torch.Generator, pid: str, n_embd: int, d_k: int, d_v: int | None
 
 @functools.cache
 def _visible() -> tuple[Probe, ...]:
-    return tuple(_build_visible())
+    probes = tuple(_build_visible())
+    for p in probes:  # the same calls for every submission: encoded once per process, not once per submission
+        p.call.encoded = encode(p.call)
+    return probes
 
 
 def visible_probes() -> list[Probe]:

@@ -60,3 +60,20 @@ def test_a_finite_difference_step_runs_forward_only_in_the_gradients_mode_of_its
         assert not any(n.startswith("grad_") or n.endswith("_after") for n in reply.tensors), (p.id, list(reply.tensors))
     for p in probes.family("grad") + probes.family("head"):  # the probes whose gradients are read keep them
         assert answer(module, p.call).meta["grad"] == "ok", p.id
+
+
+def test_visible_calls_keep_their_own_bytes_and_a_changed_copy_is_encoded_afresh():
+    """The visible calls are the same for every submission, so their bytes are made once per process."""
+    import dataclasses
+
+    from grader.sandbox.wire import encode, wire_bytes
+
+    probes = build_probes(7)
+    for p in probes.probes:
+        if p.hidden:
+            assert p.call.encoded is None, p.id
+        else:
+            assert p.call.encoded == encode(p.call), p.id
+    call = probes.worked.call
+    changed = dataclasses.replace(call, meta=call.meta | {"id": "changed"})
+    assert changed.encoded is None and wire_bytes(changed) == encode(changed) != wire_bytes(call)
