@@ -26,7 +26,7 @@ from typing import Any, Literal, TypeVar
 import torch
 
 from grader.probes import expected
-from grader.sandbox.wire import Frame
+from grader.sandbox.wire import Frame, encode
 
 _T = TypeVar("_T")
 
@@ -226,7 +226,8 @@ def _fd_probes(gen: torch.Generator, probe: Probe, names: tuple[str, ...], targe
         direction /= direction.norm()
         for sign in (1, -1):
             tensors = dict(probe.t) | {name: probe.t[name] + sign * FD_STEP * direction}
-            meta = dict(probe.call.meta) | {"id": f"{probe.id}.fd.{name}.{'+' if sign > 0 else '-'}"}
+            # Only the step's output is read (sum(out * grad_out) at each end): no backward pass in the child.
+            meta = dict(probe.call.meta) | {"id": f"{probe.id}.fd.{name}.{'+' if sign > 0 else '-'}", "backward": False}
             info = {"of": probe.id, "input": name, "sign": sign, "direction": direction, "fingerprint": False}
             probes.append(Probe(meta["id"], "fd", Frame("call", meta, tensors), info))
     return probes
@@ -374,7 +375,10 @@ def _head(gen: torch.Generator, pid: str, n_embd: int, d_k: int, d_v: int | None
 
 @functools.cache
 def _visible() -> tuple[Probe, ...]:
-    return tuple(_build_visible())
+    probes = tuple(_build_visible())
+    for p in probes:  # the same calls for every submission: encoded once per process, not once per submission
+        p.call.encoded = encode(p.call)
+    return probes
 
 
 def visible_probes() -> list[Probe]:

@@ -84,8 +84,8 @@ class SlotGroups:
 
     def open_join(self) -> list[int]:
         """Descriptors through which a process can join the groups later, after /sys is out of its
-        sight (a spare child opens them, then waits for its submission outside the groups, and joins
-        through them, `join_through`, once it has one)."""
+        sight (a spare child opens them, then waits for its submission, and joins through them,
+        `join_through`, once the slot is empty or once it has one)."""
         return [os.open(Path(d) / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC) for d in self.dirs.values()]
 
     @staticmethod

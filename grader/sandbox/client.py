@@ -29,7 +29,7 @@ from grader.sandbox import harden, seed
 from grader.sandbox import zygote as zy
 from grader.sandbox.cgroups import SlotGroups
 from grader.sandbox.models import Failure, Limits, RunResult, SandboxError
-from grader.sandbox.wire import REPLY_HEADER_BYTES, Bounds, Frame, WireError, encode, read_frame
+from grader.sandbox.wire import REPLY_HEADER_BYTES, Bounds, Frame, WireError, read_frame, wire_bytes
 from grader.vocabulary import SUBMISSION_REFUSED
 
 DEFAULT_RUNNER = "grader.sandbox.runner:serve"
@@ -466,7 +466,7 @@ class Sandbox:
                             "not run",
                         )
                     return
-                child.stream = memoryview(b"".join(encode(c) for c in pending))
+                child.stream = memoryview(b"".join(wire_bytes(c) for c in pending))
                 while pending:
                     call = pending[0]
                     call_id = call.meta["id"]

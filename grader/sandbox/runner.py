@@ -383,9 +383,10 @@ def _attention(module: ModuleType, call: Frame) -> tuple[dict, dict]:
     tensors = {"out": out.detach(), "weights": weights.detach()}
     meta: dict[str, Any] = {"slips": slips} if slips else {}
     if want_grad:
-        grads, grad_meta = _backward(out, call.tensors["grad_out"], leaves)
-        tensors |= grads
-        meta |= grad_meta
+        if call.meta.get("backward", True):  # a finite-difference step: inputs tracked as its probe's, no backward
+            grads, grad_meta = _backward(out, call.tensors["grad_out"], leaves)
+            tensors |= grads
+            meta |= grad_meta
     else:
         tensors |= {f"{n}_after": t.detach() for n, t in zip("qkv", (q, k, v), strict=True)}
     return tensors, meta
@@ -427,6 +428,8 @@ def _head(module: ModuleType, call: Frame) -> tuple[dict, dict]:
     if slips:
         meta["slips"] = slips
     tensors = {"out": out.detach()} | ({"weights": weights.detach()} if weights is not None else {})
+    if not call.meta.get("backward", True):
+        return tensors, meta
     params = {name: getattr(head, name).weight for name in ("query", "key", "value")}
     grads, grad_meta = _backward(out, call.tensors["grad_out"], params)
     return tensors | grads, meta | grad_meta

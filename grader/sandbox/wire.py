@@ -67,6 +67,9 @@ class Frame:
     meta: dict[str, Any] = field(default_factory=dict)
     tensors: dict[str, torch.Tensor] = field(default_factory=dict)
     wire_bytes: int = 0  # what it took on the wire (length, header and tensors), set by read_frame
+    # Its bytes, kept by a frame that never changes (the visible probes' calls, the same for every submission).
+    # Not an init field: a copy made with dataclasses.replace, whatever it changed, is encoded afresh.
+    encoded: bytes | None = field(default=None, init=False, repr=False, compare=False)
 
 
 def encode(frame: Frame) -> bytes:
@@ -85,6 +88,11 @@ def encode(frame: Frame) -> bytes:
     header = {"kind": frame.kind, "meta": frame.meta, "tensors": specs}
     head = json.dumps(header, allow_nan=False, default=str).encode()
     return prefixed(head) + b"".join(blobs)
+
+
+def wire_bytes(frame: Frame) -> bytes:
+    """The frame's bytes: the ones it keeps (`Frame.encoded`), else encoded now."""
+    return frame.encoded if frame.encoded is not None else encode(frame)
 
 
 def write_frame(fd: int, frame: Frame) -> None:

@@ -108,14 +108,16 @@ def recv(sock: socket.socket, maxfds: int = 0) -> tuple[dict[str, Any] | None, l
 
 @dataclass
 class _Spare:
-    """A child forked ahead of its submission: in its own session, namespaces and new root, outside
-    the slot's groups, with no limits yet, waiting on `ctl` for the request and its descriptors.
-    No student code has run in it; everything that depends on the submission happens after."""
+    """A child forked ahead of its submission: in its own session, namespaces and new root, with no
+    limits yet, waiting on `ctl` for the request and its descriptors. It joins the slot's groups when
+    told to (`join_spare`: the slot is empty), else with its submission. No student code has run in it;
+    everything that depends on the submission happens after."""
 
     pid: int
     ctl: socket.socket  # our end: the run request and its four descriptors go here
     ready: int  # read end of its ready pipe: "ok" once hardened, else what went wrong
     scratch: str
+    joined: bool = False  # told to join the slot's groups ahead of its submission
 
 
 class Zygote:
@@ -159,6 +161,7 @@ class Zygote:
             Hello(pid=os.getpid(), isolation=self.isolation, syscall_filter=self.filter is not None).model_dump(),
         )
         self.replenish()  # while the grader builds its probes
+        self.join_spare()
         while True:
             msg, fds = recv(self.sock, maxfds=4)
             if msg is None:
@@ -183,6 +186,7 @@ class Zygote:
                     self.dying.add(req.pid)
                     send(self.sock, Exit(killed_by_us=True).model_dump())
                     self.settle()  # while the grader checks the replies
+                self.join_spare()
             else:
                 raise ValueError(f"unknown op {msg.get('op')!r}")
         self.settle()
@@ -193,6 +197,17 @@ class Zygote:
     def replenish(self) -> None:
         if self.spare is None:
             self.spare = self.fork_spare()
+
+    def join_spare(self) -> None:
+        """Once no child is left, the spare joins the slot's groups now, while the grader judges: a move into
+        a memory cgroup waits for an RCU grace period (10-20 ms here), which would otherwise sit between
+        the next submission's hand-over and its import. Nothing of the last submission is left to share them."""
+        spare = self.spare
+        if self.groups is None or spare is None or spare.joined or self.scratch or self.dying:
+            return
+        spare.joined = True
+        with contextlib.suppress(OSError):
+            send(spare.ctl, {"op": "join"})  # a spare that died meanwhile is replaced at the hand-over
 
     def drop_spare(self) -> None:
         spare, self.spare = self.spare, None
@@ -274,6 +289,10 @@ class Zygote:
             harden.enter_namespaces()
             harden.new_root(self.keep, own_pids=self.own_pids, hidden=self.hidden)
         msg, fds = recv(ctl, maxfds=4)
+        if msg == {"op": "join"}:  # the slot is empty: join now, off the next submission's path
+            SlotGroups.join_through(joins)
+            joins = []
+            msg, fds = recv(ctl, maxfds=4)
         ctl.close()
         if msg is None or len(fds) != 4:
             for fd in [*fds, *joins]:
@@ -296,7 +315,7 @@ class Zygote:
             raise
         _name(CHILD_NAME)
         uid = None
-        SlotGroups.join_through(joins)  # from now on its CPU, memory and tasks count for the submission
+        SlotGroups.join_through(joins)  # from now on (or since `join_spare`) its CPU, memory and tasks count for it
         if self.root:
             uid = self.uid
         path = harden.make_scratch(scratch, source, uid)

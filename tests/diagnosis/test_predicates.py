@@ -124,6 +124,40 @@ def test_implied_scale_refuses_weights_that_are_no_row_softmax():
     assert ev.implied_scale(Q, K, w) is None
 
 
+def _implied_scale_as_floats(q, k, w):
+    """The estimates' median and agreement read one Python float at a time: what implied_scale must equal."""
+    T = q.shape[-2]
+    raw = (q.double() @ k.double().transpose(-2, -1)).reshape(-1, T, T)
+    w = w.double().reshape(raw.shape)
+    gap, first = raw - raw[..., :1], w[..., :1].expand_as(w)
+    allowed = torch.ones(T, T, dtype=torch.bool).tril()
+    allowed[:, 0] = False
+    usable = allowed & (w > 0) & (first > 0) & (gap.abs() > 0.1)
+    estimates = (torch.log(w[usable] / first[usable]) / gap[usable]).tolist()
+    if len(estimates) < 3:
+        return None
+    mid = sorted(estimates)[len(estimates) // 2]
+    return mid if all(abs(e - mid) <= 1e-6 * max(1.0, abs(mid)) for e in estimates) else None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_implied_scale_is_exactly_the_float_by_float_reading(seed):
+    """Every value the per-float reading gives (a scale, a near miss at the 1e-6 agreement, an infinite
+    estimate from a vanishing first share), bit for bit."""
+    gen = torch.Generator().manual_seed(seed)
+    q, k = (torch.randn(3, 6, 4, generator=gen, dtype=torch.float64) for _ in range(2))
+    tril = torch.ones(6, 6, dtype=torch.bool).tril()
+    cases = [torch.softmax((q @ k.transpose(-2, -1) * 0.7).masked_fill(~tril, float("-inf")), -1)]
+    jitter = cases[0] * (1 + torch.randn(cases[0].shape, generator=gen, dtype=torch.float64) * 10.0 ** -(seed + 4))
+    cases.append(jitter)
+    tiny = cases[0].clone()
+    tiny[0, 3, 0] = 1e-320  # subnormal: its ratios overflow to inf
+    cases.append(tiny)
+    for w in cases:
+        want, got = _implied_scale_as_floats(q, k, w), ev.implied_scale(q, k, w)
+        assert (want is None and got is None) or want == got, (want, got)
+
+
 def test_fit_scale_recovers_the_scale_from_outputs():
     probe = SimpleNamespace(t={"q": Q, "k": K, "v": V})
     reply = Reply(True, dict(zip(("out", "weights"), expected.attention(Q, K, V, scale=0.2), strict=True)))

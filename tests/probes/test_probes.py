@@ -41,3 +41,39 @@ def test_every_family_runs_at_several_lengths_never_only_the_worked_examples(see
     for family in ("rand", "grad", "f32", "leak", "shift", "fd"):
         lengths = {p.t["q"].shape[-2] for p in probes.family(family) if not p.id.startswith("shift.we")}
         assert len(lengths) >= 2 and 3 not in lengths, (family, lengths)
+
+
+@pytest.mark.parametrize("seed", [None, 1])
+def test_a_finite_difference_step_runs_forward_only_in_the_gradients_mode_of_its_probe(seed, tmp_path):
+    """A step's reply is read for its output alone (gradients.py's objective), so the child does no backward
+    pass for it; its inputs still require grad, as the gradient probe's do, so the forward is the same function."""
+    from grader.paths import ROOT
+    from grader.sandbox.runner import answer, load_module
+
+    module, _ = load_module(str(ROOT / "reference" / "attention.py"), "fd_reference")
+    probes = build_probes(seed)
+    steps = [p for p in probes.probes if p.family in ("fd", "head_fd")]
+    assert steps and all(p.call.meta.get("backward") is False for p in steps)
+    for p in steps:
+        reply = answer(module, p.call)
+        assert reply.meta["ok"] and "grad" not in reply.meta, p.id
+        assert not any(n.startswith("grad_") or n.endswith("_after") for n in reply.tensors), (p.id, list(reply.tensors))
+    for p in probes.family("grad") + probes.family("head"):  # the probes whose gradients are read keep them
+        assert answer(module, p.call).meta["grad"] == "ok", p.id
+
+
+def test_visible_calls_keep_their_own_bytes_and_a_changed_copy_is_encoded_afresh():
+    """The visible calls are the same for every submission, so their bytes are made once per process."""
+    import dataclasses
+
+    from grader.sandbox.wire import encode, wire_bytes
+
+    probes = build_probes(7)
+    for p in probes.probes:
+        if p.hidden:
+            assert p.call.encoded is None, p.id
+        else:
+            assert p.call.encoded == encode(p.call), p.id
+    call = probes.worked.call
+    changed = dataclasses.replace(call, meta=call.meta | {"id": "changed"})
+    assert changed.encoded is None and wire_bytes(changed) == encode(changed) != wire_bytes(call)
