@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from side_by_side import alternate  # bench/, beside this file
 
 
 def worker(root: Path) -> None:
@@ -64,21 +65,7 @@ def main() -> None:
         return worker(args.worker.resolve())
     if len(args.trees) != 2:
         parser.error("give two trees: before, after")
-    procs = [subprocess.Popen([sys.executable, __file__, "--worker", str(t)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True) for t in args.trees]
-    for p in procs:
-        if p.stdout.readline().strip() != "ready":
-            sys.exit("a worker did not start")
-    spent: dict[int, list[tuple[float, float]]] = {0: [], 1: []}
-    for r in range(args.rounds):
-        for i in ((0, 1) if r % 2 == 0 else (1, 0)):
-            procs[i].stdin.write("go\n")
-            procs[i].stdin.flush()
-            a, b = map(float, procs[i].stdout.readline().split())
-            spent[i].append((a, b))
-    for p in procs:
-        p.stdin.close()
-        p.wait()
+    spent = alternate(__file__, args.trees, args.rounds)
     for i, tree in enumerate(args.trees):
         a, b = zip(*spent[i], strict=True)
         print(f"{tree}: judge CPU per class submission median {statistics.median(a) * 1000:.1f} ms "

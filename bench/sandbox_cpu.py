@@ -20,10 +20,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from side_by_side import alternate  # bench/, beside this file
 
 FIGURES = ("exchange (grader)", "judging (grader)", "server and children", "class wall",
            "self-check: grader", "self-check wall")
@@ -86,21 +87,8 @@ def main() -> None:
         return worker(args.worker.resolve())
     if len(args.trees) != 2:
         parser.error("give two trees: before, after")
-    procs = [subprocess.Popen([sys.executable, __file__, "--worker", str(t)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True) for t in args.trees]
-    for p in procs:
-        if p.stdout.readline().strip() != "ready":
-            sys.exit("a worker did not start")
     load = os.getloadavg()[0]
-    spent: dict[int, list[list[float]]] = {0: [], 1: []}
-    for r in range(args.rounds):
-        for i in ((0, 1) if r % 2 == 0 else (1, 0)):
-            procs[i].stdin.write("go\n")
-            procs[i].stdin.flush()
-            spent[i].append([float(x) for x in procs[i].stdout.readline().split()])
-    for p in procs:
-        p.stdin.close()
-        p.wait()
+    spent = alternate(__file__, args.trees, args.rounds)
     for i, tree in enumerate(args.trees):
         columns = zip(*spent[i], strict=True)
         print(f"{tree}: " + "; ".join(f"{name} {statistics.median(c):.1f}" for name, c in zip(FIGURES, columns,
