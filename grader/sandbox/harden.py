@@ -281,6 +281,10 @@ def clean_env(scratch: str) -> None:
         OPENBLAS_NUM_THREADS="1",
         MKL_NUM_THREADS="1",
     )
+    # tempfile keeps the folder it found first: a fork of a process that had asked (pytest, a library)
+    # would send the child's mkdtemp to its private /tmp, which the slot user cannot write, not to TMPDIR.
+    if "tempfile" in sys.modules:
+        sys.modules["tempfile"].tempdir = None
 
 
 def vm_size() -> int:
