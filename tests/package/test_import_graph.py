@@ -30,8 +30,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("report: the typed result and its renderers", ("report",)),
     ("one submission end to end", ("grade", "notebook", "watch", "demo")),
     ("a class", ("batch",)),
+    ("the quiz and recall cards", ("quiz",)),  # below the service, which serves them in the browser
     ("the course service: uploads in the browser", ("serve",)),
-    ("other verbs", ("export", "release", "schemas", "quiz")),
+    ("other verbs", ("export", "release", "schemas")),
     ("the command line", ("cli", "__main__", "")),
 ]
 
