@@ -88,3 +88,47 @@ def test_attention_said_to_give_the_prediction_is_not_praised(tail):
 def test_attention_denied_to_give_the_prediction_is_no_misconception(tail):
     res = judge(WEIGHTS, f"{RANGES} {tail}")
     assert res.verdict == "correct", res.feedback
+
+
+# ---- wrong claims not seen beside a right point (incorrect judged partial) ------------------------
+
+@pytest.mark.parametrize("item,text", [
+    (MIXES, "Queries against keys set the weights. The keys and the values both get mixed, I think."),
+    (MIXES, "Query-key scores give the weights, and then values and keys are mixed together."),
+    (MIXES, "The queries and keys determine the weights, then attention takes the value of the token with the "
+            "highest weight."),
+    (MIXES, "Query times key gives the weights; the model then returns the position with the largest score."),
+    (MIXES, "Weights = softmax of the query-key scores, and what gets mixed is the vocabulary probabilities."),
+    (MIXES, "q.k gives the weights, which average the next-token distributions of the earlier positions."),
+    (DIAGONAL, "It is allowed because the target is the next token; the leak only comes from positions after i+1."),
+    (DIAGONAL, "Row i predicts the next token, and only tokens beyond i+1 would leak it."),
+    (SCALING, "The variance of the dot product grows like d_k squared, so you divide by sqrt(d_k)."),
+    (SCALING, "Dot products have variance d_k^2 for random unit vectors, hence the sqrt(d_k) scale."),
+    (SCALING, "Divide by d_k so the variance is 1 and softmax does not saturate."),
+    (SCALING, "The scores grow with the dimension, so we scale them by d_k to keep softmax out of saturation."),
+    (SCALING, "The variance grows with d_k, so dividing by sqrt(d_k) gives the scores variance exactly 1, even in "
+              "the trained model."),
+    (ROWS, "Row sums only say the weights are a distribution, not that the future has no influence. Test: change "
+           "the current token and check that the output changes."),
+    (ROWS, "Change a future token and check that the earlier positions' weights change."),
+    (ROWS, "Sums can be one with a leak. Perturb the last input and verify the earlier rows' outputs move."),
+])
+def test_a_wrong_claim_beside_a_right_point_is_seen(item, text):
+    res = judge(item, text)
+    assert res.verdict == "incorrect", res.feedback
+    assert res.misconceptions, res.feedback
+
+
+@pytest.mark.parametrize("item,text", [
+    (MIXES, "Queries against keys set the weights; the values get mixed, not the keys."),
+    (MIXES, "Query-key scores give the weights and the values are mixed; attention does not take the value with "
+            "the highest weight, it blends them all."),
+    (MIXES, "The weights come from queries against keys; the values are mixed, not the vocabulary probabilities."),
+    (DIAGONAL, "The target of row i is the next token, i+1, and token i is already part of the input; only i+1 "
+               "and later would leak."),
+    (SCALING, "The variance of q.k grows like d_k for unit-variance coordinates, so dividing by sqrt(d_k) keeps "
+              "the scores from growing large and saturating the softmax."),
+])
+def test_the_right_claim_in_the_same_words_is_no_misconception(item, text):
+    res = judge(item, text)
+    assert not res.misconceptions, res.feedback
