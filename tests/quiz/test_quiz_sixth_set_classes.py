@@ -132,3 +132,69 @@ def test_a_wrong_claim_beside_a_right_point_is_seen(item, text):
 def test_the_right_claim_in_the_same_words_is_no_misconception(item, text):
     res = judge(item, text)
     assert not res.misconceptions, res.feedback
+
+
+# ---- a required point said in other words -----------------------------------------------------
+
+@pytest.mark.parametrize("item,point,text", [
+    (MIXES, "values-mixed", "The weights are applied to V, so O = A V."),
+    (MIXES, "values-mixed", "Then the softmax weights multiply the value vectors."),
+    (DIAGONAL, "target-is-next", "The target for row i is the token after i."),
+    (DIAGONAL, "target-is-next", "Row i's label is the word after position i."),
+    (DIAGONAL, "target-is-next", "Seeing token i does not reveal the next-token target."),
+    (DIAGONAL, "own-token-known", "It is information the model really has at generation time."),
+    (DIAGONAL, "own-token-known", "At inference time the model has that token anyway."),
+    (DIAGONAL, "own-token-known", "The current token is really useful context, so you want it in."),
+    (ROWS, "intervention", "Make the future inputs huge and see whether the past outputs move; they shouldn't."),
+    (ROWS, "intervention", "Swap the last token for another one and assert outputs[:-1] are unchanged."),
+    (ROWS, "intervention", "Alter only the positions after t and confirm o_0..o_t are unchanged."),
+    (ROWS, "sums-insufficient", "Row sums are about the distribution, not about which positions are used."),
+    (ROWS, "sums-insufficient", "Summing to one is about normalisation, not about which tokens get read."),
+    (WEIGHTS, "over-positions", "Attention weights are internal routing, how to mix the available information."),
+    (WEIGHTS, "over-positions", "Attention weights are like the probability that position i attends to position j."),
+    (WEIGHTS, "over-positions", "An attention weight says how strongly token i looks at token j."),
+])
+def test_a_point_in_other_words_is_credited(item, point, text):
+    res = judge(item, text)
+    assert point in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("item,point,text", [
+    (MIXES, "values-mixed", "The weights are applied to the keys."),
+    (DIAGONAL, "target-is-next", "The target for row i is token i itself."),
+    (DIAGONAL, "own-token-known", "The current token is hidden at generation time."),
+    (ROWS, "intervention", "Make the future inputs huge and see whether the past outputs move; they should."),
+    (ROWS, "intervention", "Swap the last token for another one and assert outputs[:-1] change."),
+    (ROWS, "sums-insufficient", "Row sums are about which positions are used."),
+    (WEIGHTS, "over-positions", "Attention weights are the probability of the next word."),
+])
+def test_the_point_denied_or_reversed_is_not_credited(item, point, text):
+    res = judge(item, text)
+    assert point not in res.matched, res.feedback
+
+
+# ---- numbers: rounded at the precision written, working divided, one part wrong ------------------
+
+@pytest.mark.parametrize("text", [
+    "weights: 0.33 each, output approx [2.7, 2.0]",
+    "weights 1/3 each, output about (2.7, 2)",
+    "w = [e^0, e^0, e^0] / 3 = [1/3, 1/3, 1/3]; o = [8/3, 2]",
+    "w = [exp(0), exp(0), exp(0)] / 3 = [0.333, 0.333, 0.333], o = [2.667, 2]",
+])
+def test_numbers_rounded_or_after_working_are_read(text):
+    res = judge(ZERO, text)
+    assert res.verdict == "correct", res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "weights: 0.3 each, output [2.7, 2]",  # one significant digit is not 1/3
+    "weights: 1/3 each, output [2.6, 2.0]",
+    "weights: 1/3 each, output [2.8, 2]",
+])
+def test_numbers_rounded_wrongly_are_not_praised(text):
+    assert judge(ZERO, text).verdict != "correct"
+
+
+def test_a_sum_for_the_average_alone_is_incorrect():
+    res = judge(ZERO, "The output is the sum of the values, [8, 6].")
+    assert res.verdict == "incorrect", res.feedback
