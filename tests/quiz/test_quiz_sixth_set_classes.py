@@ -198,3 +198,19 @@ def test_numbers_rounded_wrongly_are_not_praised(text):
 def test_a_sum_for_the_average_alone_is_incorrect():
     res = judge(ZERO, "The output is the sum of the values, [8, 6].")
     assert res.verdict == "incorrect", res.feedback
+
+
+# ---- a spaced hyphen is a dash: it ends a clause as an em dash does -------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Make the future inputs huge and see whether the past outputs move - they shouldnt.",
+    "Perturb the last token and check whether the earlier outputs change -- they must not.",
+])
+def test_a_spaced_hyphen_ends_the_clause_before_it(text):
+    # The "not" after the dash answers the check; it does not deny the check itself.
+    assert "intervention" in judge(ROWS, text).matched
+
+
+def test_a_dash_with_no_denial_after_it_credits_nothing():
+    assert "intervention" not in judge(ROWS, "Perturb the last token and check whether the earlier outputs "
+                                             "change - they must.").matched
