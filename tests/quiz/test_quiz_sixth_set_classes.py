@@ -217,3 +217,18 @@ def test_a_spaced_hyphen_ends_the_clause_before_it(text):
 def test_a_dash_with_no_denial_after_it_credits_nothing():
     assert "intervention" not in judge(ROWS, "Perturb the last token and check whether the earlier outputs "
                                              "change - they must.").matched
+
+
+# ---- negative controls for the scaling misconceptions: the square root in other notations ---------
+
+@pytest.mark.parametrize("text", [
+    "Variance grows with d_k so we divide by d_k^0.5 to keep softmax from saturating.",
+    "Variance grows with d_k so we divide by d_k ** 0.5 to keep softmax from saturating.",
+    "Variance grows with d_k so we scale by d_k^(1/2) to keep softmax from saturating.",
+    "Variance grows with d_k so scores are divided by d_k's square root to keep softmax from saturating.",
+    "Variance grows with d_k, so divide by sqrt(d_k) to keep softmax from saturating; the variance is d_k, not "
+    "d_k squared.",
+])
+def test_the_square_root_written_otherwise_is_no_misconception(text):
+    res = judge(SCALING, text)
+    assert not res.misconceptions, res.feedback
