@@ -75,6 +75,9 @@ RANGES = "Attention weights range over the positions in the sequence; next-token
     "Next-token probabilities are produced directly by the attention softmax.",
     "You can read the predicted token off as the position with the largest weight.",
     "The predicted word is the position with the highest attention weight.",
+    "The token predicted is the position with the highest weight.",
+    "The probabilities over the vocabulary are what attention outputs.",
+    "The most attended position is the next token.",
 ])
 def test_attention_said_to_give_the_prediction_is_not_praised(tail):
     res = judge(WEIGHTS, f"{RANGES} {tail}")
@@ -232,3 +235,13 @@ def test_a_dash_with_no_denial_after_it_credits_nothing():
 def test_the_square_root_written_otherwise_is_no_misconception(text):
     res = judge(SCALING, text)
     assert not res.misconceptions, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Attention weights are over positions, probabilities over the vocab; the output layer produces them, not attention.",
+    "Weights are over sequence positions, probabilities over the vocab, from the output layer.",
+])
+def test_two_ranges_in_one_sentence_are_not_read_as_swapped(text):
+    # "weights over positions, probabilities over the vocab": the second range belongs to the probabilities.
+    res = judge(WEIGHTS, text)
+    assert res.verdict == "correct", res.feedback
