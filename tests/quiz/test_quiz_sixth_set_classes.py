@@ -245,3 +245,32 @@ def test_two_ranges_in_one_sentence_are_not_read_as_swapped(text):
     # "weights over positions, probabilities over the vocab": the second range belongs to the probabilities.
     res = judge(WEIGHTS, text)
     assert res.verdict == "correct", res.feedback
+
+
+# ---- false praise not yet written: the diagonal's wrong reasons beside both right points ---------
+
+BOTH = "Row i predicts token i+1, and token i is already known input."
+
+
+@pytest.mark.parametrize("tail", [
+    "The diagonal is kept so that each row sums to one.",
+    "We keep it so every row adds up to 1.",
+    "Each token mostly attends to itself anyway.",
+    "The biggest weight is always on the diagonal.",
+    "So the model can just copy the current token as its prediction.",
+])
+def test_a_wrong_reason_for_the_diagonal_is_not_praised(tail):
+    # Rows sum to one whatever is masked (save an all-masked row); a token need not attend mostly to itself; the
+    # prediction is no copy of the input.
+    res = judge(DIAGONAL, f"{BOTH} {tail}")
+    assert res.verdict == "incorrect", res.feedback
+
+
+@pytest.mark.parametrize("tail", [
+    "Without it the first row would be all -inf, so it could not sum to one: NaN.",
+    "A token does not have to attend mostly to itself.",
+    "It does not just copy the current token.",
+])
+def test_the_first_row_remark_and_denials_are_no_misconception(tail):
+    res = judge(DIAGONAL, f"{BOTH} {tail}")
+    assert not res.misconceptions, res.feedback
