@@ -274,3 +274,37 @@ def test_a_wrong_reason_for_the_diagonal_is_not_praised(tail):
 def test_the_first_row_remark_and_denials_are_no_misconception(tail):
     res = judge(DIAGONAL, f"{BOTH} {tail}")
     assert not res.misconceptions, res.feedback
+
+
+# ---- false praise not yet written: wrong claims beside full answers (from the labeller's list) ------
+
+FULL_SCALING = ("Dot products grow with d_k (variance d_k), which would push softmax toward one-hot with tiny "
+                "gradients; dividing by sqrt(d_k) prevents that.")
+FULL_ROWS_WHY = "A row summing to one only shows normalisation; a leaky mask sums to one too."
+
+
+@pytest.mark.parametrize("item,text", [
+    (SCALING, f"{FULL_SCALING} It is also needed for the mask to work."),
+    (SCALING, f"{FULL_SCALING} Its main job is to stop exp from overflowing."),
+    (SCALING, f"{FULL_SCALING} Without it the softmax would be too flat."),
+    (SCALING, f"{FULL_SCALING} The division also makes the scores sum to one."),
+    (WEIGHTS, f"{RANGES} Attention weights do not sum to one."),
+    (WEIGHTS, f"{RANGES} Attention weights need not add up to 1."),
+    (ROWS, f"{FULL_ROWS_WHY} Instead check that the upper triangle of the weights is zero, which proves causality."),
+    (ROWS, f"{FULL_ROWS_WHY} Shuffle the tokens and check the outputs stay the same."),
+])
+def test_a_listed_wrong_claim_beside_a_full_answer_is_not_praised(item, text):
+    res = judge(item, text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+@pytest.mark.parametrize("item,text", [
+    (SCALING, f"{FULL_SCALING} It has nothing to do with the mask."),
+    (SCALING, f"{FULL_SCALING} Overflow is not its main job."),
+    (SCALING, f"{FULL_SCALING} With it the softmax is flatter than without it."),
+    (WEIGHTS, f"{RANGES} Both sum to one."),
+    (ROWS, f"{FULL_ROWS_WHY} Change the last token and check that the earlier outputs stay the same."),
+])
+def test_the_listed_claims_denied_or_absent_are_no_misconception(item, text):
+    res = judge(item, text)
+    assert not res.misconceptions, res.feedback
