@@ -308,3 +308,27 @@ def test_a_listed_wrong_claim_beside_a_full_answer_is_not_praised(item, text):
 def test_the_listed_claims_denied_or_absent_are_no_misconception(item, text):
     res = judge(item, text)
     assert not res.misconceptions, res.feedback
+
+
+@pytest.mark.parametrize("item,text", [
+    (MIXES, "Queries against keys give the weights, and the values are mixed; it is basically a plain average."),
+    (MIXES, "Queries against keys give the weights and the values are mixed, but the weights are fixed for each "
+            "position."),
+    (ZERO, "weights: 1/3 each, output [8/3, 2]. The last position is masked out."),
+    (ZERO, "weights 1/3, 1/3, 1/3 and output [8/3, 2]; with zero queries the weights would really be zero."),
+])
+def test_more_listed_wrong_claims_beside_right_answers_are_not_praised(item, text):
+    res = judge(item, text)
+    assert res.verdict != "correct", res.feedback
+    assert res.misconceptions, res.feedback
+
+
+@pytest.mark.parametrize("item,text", [
+    (MIXES, "Queries against keys give the weights and the values are mixed: a weighted average, not a plain one."),
+    (MIXES, "Queries against keys give the weights and the values are mixed, not a plain average."),
+    (ZERO, "The scores are all zero, so the weights are 1/3 each and the output [8/3, 2], the plain average."),
+    (ZERO, "weights: 0.33 each; output [2.67, 2]; nothing is masked out."),
+])
+def test_those_claims_denied_or_true_here_are_no_misconception(item, text):
+    res = judge(item, text)
+    assert not res.misconceptions, res.feedback
