@@ -326,6 +326,10 @@ def test_more_listed_wrong_claims_beside_right_answers_are_not_praised(item, tex
 @pytest.mark.parametrize("item,text", [
     (MIXES, "Queries against keys give the weights and the values are mixed: a weighted average, not a plain one."),
     (MIXES, "Queries against keys give the weights and the values are mixed, not a plain average."),
+    (MIXES, "Queries against keys give the weights and the values are mixed; if all scores were equal it would be "
+            "a plain average."),
+    (MIXES, "Queries against keys give the weights and the values are mixed; with equal scores it reduces to a "
+            "plain average."),
     (ZERO, "The scores are all zero, so the weights are 1/3 each and the output [8/3, 2], the plain average."),
     (ZERO, "weights: 0.33 each; output [2.67, 2]; nothing is masked out."),
 ])
