@@ -491,9 +491,21 @@ def chosen_option(item: ChoiceItem, text: str) -> list[str]:
     return [label for label, s in strength.items() if s == best] if best else []
 
 
+# The options called interchangeable ("either axis works", "B would work just as well"): a wrong claim whatever
+# letter comes with it, since the item asks which one is right.
+_INTERCHANGEABLE = re.compile(
+    r"\beither (?:\w+ )?(?:works?|is fine|would work|would do|is ok)\b|\bdoes not matter (?:which|what)\b"
+    r"|\bwould (?:also )?work (?:just )?as well\b|\bboth (?:would )?(?:work|are fine|are correct)\b"
+    r"|\b(?:would|will) also (?:be fine|work)\b|\bany (?:\w+ )?(?:works|would work|would do)\b")
+
+
 def _judge_choice(item: ChoiceItem, text: str) -> ItemResult:
     picked = chosen_option(item, text)
     by_label = {o.label: o for o in item.options}
+    if _INTERCHANGEABLE.search(normalise(text)):
+        feedback = "✗ The options are not interchangeable: only one of them is right (see the model answer)."
+        return ItemResult(id=item.id, verdict="incorrect", score=0.0, max_score=item.points, feedback=feedback,
+                          matched=picked, misconceptions=["options-interchangeable"])
     if len(picked) == 1:
         opt = by_label[picked[0]]
         verdict: Verdict = "correct" if opt.correct else "incorrect"

@@ -336,3 +336,26 @@ def test_more_listed_wrong_claims_beside_right_answers_are_not_praised(item, tex
 def test_those_claims_denied_or_true_here_are_no_misconception(item, text):
     res = judge(item, text)
     assert not res.misconceptions, res.feedback
+
+
+# ---- false praise not yet written: the right option said to be interchangeable with another -------
+
+@pytest.mark.parametrize("text", [
+    "dim=-1, though either axis works since the matrix is square.",
+    "A, but B would work just as well.",
+    "A. It does not matter which axis, really.",
+    "Rows, dim=-1; both would work though.",
+])
+def test_the_right_option_called_interchangeable_is_not_praised(text):
+    # Saying any axis would do is the wrong claim the item asks about, whichever letter comes with it.
+    res = judge(AXIS, text)
+    assert res.verdict == "incorrect", res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "A. It matters which axis: B would not work as well.",
+    "dim=-1; neither of the others works.",
+    "A, not B: the two are not interchangeable.",
+])
+def test_the_right_option_with_the_others_refused_is_still_right(text):
+    assert judge(AXIS, text).verdict == "correct"
