@@ -200,12 +200,17 @@ def _mixed(m: re.Match) -> str:
     return f"{whole * den + num}/{den}" if 0 < num < den else m.group()  # a proper fraction only
 
 
+# A divisor left after working was taken out ("[e^0, e^0, e^0] / 3" is " ,  ,  / 3" by then) divides that working:
+# it is no value either.
+_WORKING_DIVISOR = re.compile(r"\x00(?:[\s,]*\x00)*[\s,]*/\s*\d+(?:\.\d+)?")
+
+
 def numbers_in(text: str) -> list[float]:
     text = _BY_WORD.sub(lambda m: m.group(1) + " " + _WORD_NUMBERS[m.group(2)], text)
     text = _MIXED.sub(_mixed, text)
     text = _OVER.sub(lambda m: f"{_word_number(m.group(1))}/{_word_number(m.group(2))}", text)
     text = _LISTED_WORD.sub(lambda m: " " + _WORD_NUMBERS[m.group(1)], text)
-    text = _WORKING.sub(" ", text)
+    text = _WORKING_DIVISOR.sub(" ", _WORKING.sub("\x00", text)).replace("\x00", " ")
     text = _BOUND.sub(" ", text)
     text = _ARITHMETIC.sub(" ", text)
     out = []
@@ -250,8 +255,18 @@ def _uniform(numbers: list[float], target: NumericTarget, words: str) -> bool:
     return not any(0 < x < 1 and abs(x - 1 / n) > target.tolerance(1 / n) for x in numbers)
 
 
+def _rounded(got: float, want: float) -> bool:
+    """'2.7' for 8/3: the value rounded at the precision written, one or two decimals, if that keeps two significant
+    digits ('0.3' for 1/3 keeps one, and is no third)."""
+    for places in (1, 2):
+        if abs(got - round(want, places)) < 1e-9 and abs(round(got * 10 ** places)) >= 10:
+            return True
+    return False
+
+
 def _close_to(got: list[float], want: list[float], target: NumericTarget) -> bool:
-    return len(got) == len(want) and all(abs(g - w) <= target.tolerance(w) for g, w in zip(got, want, strict=True))
+    return len(got) == len(want) and all(abs(g - w) <= target.tolerance(w) or _rounded(g, w)
+                                         for g, w in zip(got, want, strict=True))
 
 
 def _fits(numbers: list[float], target: NumericTarget, broadcast: bool) -> bool:
@@ -476,9 +491,21 @@ def chosen_option(item: ChoiceItem, text: str) -> list[str]:
     return [label for label, s in strength.items() if s == best] if best else []
 
 
+# The options called interchangeable ("either axis works", "B would work just as well"): a wrong claim whatever
+# letter comes with it, since the item asks which one is right.
+_INTERCHANGEABLE = re.compile(
+    r"\beither (?:\w+ )?(?:works?|is fine|would work|would do|is ok)\b|\bdoes not matter (?:which|what)\b"
+    r"|\bwould (?:also )?work (?:just )?as well\b|\bboth (?:would )?(?:work|are fine|are correct)\b"
+    r"|\b(?:would|will) also (?:be fine|work)\b|\bany (?:\w+ )?(?:works|would work|would do)\b")
+
+
 def _judge_choice(item: ChoiceItem, text: str) -> ItemResult:
     picked = chosen_option(item, text)
     by_label = {o.label: o for o in item.options}
+    if _INTERCHANGEABLE.search(normalise(text)):
+        feedback = "✗ The options are not interchangeable: only one of them is right (see the model answer)."
+        return ItemResult(id=item.id, verdict="incorrect", score=0.0, max_score=item.points, feedback=feedback,
+                          matched=picked, misconceptions=["options-interchangeable"])
     if len(picked) == 1:
         opt = by_label[picked[0]]
         verdict: Verdict = "correct" if opt.correct else "incorrect"

@@ -163,6 +163,8 @@ def normalise(text: str) -> str:
                  ("@", " times ")):
         text = text.replace(a, b)
     text = _WORKING_CHAIN.sub("", text)
+    # A spaced hyphen between words is a dash, closing a clause as an em dash does ("move - they should not").
+    text = re.sub(r"(?<=[a-z]{2}) -{1,2} (?=[a-z]{2})", " , ", text)
     for pattern, repl in _CONTRACTIONS + _SYMBOLS + _INDICES:
         text = pattern.sub(repl, text)
     text = _FRACTION_WORDS.sub(lambda m: f"{_CARDINALS[m.group(1)]}/{_ORDINALS[m.group(2)]}", text)

@@ -47,7 +47,7 @@ def test_blind_follow_up_replies():
 # measure: 136/153 = 88.9% three ways (correct-or-not 143/153, one incorrect answer judged correct, 1 undetermined)
 # on the judge after the blind4 tuning; 133/153 (3 false praise) before it. On 2026-12-02 it became a tuning set (its
 # disagreements read and fixed by class, tests/quiz/test_quiz_fifth_set_classes.py); its floors are what the judge
-# reaches on it now (150/153, correct-or-not 153/153), which is no blind estimate: blind6, once measured, is.
+# reaches on it now (150/153, correct-or-not 153/153), which is no blind estimate.
 # Its three disagreements left are labels the other tables contradict or an undetermined verdict (docs/quiz.md).
 def test_the_fifth_set_now_a_tuning_set():
     result = blind_agreement(QUIZ, BLIND.with_name("quiz_blind5_answers.yaml"))
@@ -60,14 +60,21 @@ def test_the_fifth_set_now_a_tuning_set():
 
 # Written the same way while the judge was tuned on blind5, frozen (committed) before it was first run; a second
 # labeller agreed on 56/56 of a sample. Its blind measure, taken once on the judge after the blind5 tuning:
-# 138/166 = 83.1% three ways, correct-or-not 152/166, five incorrect answers judged correct, 1 undetermined. The
-# floors hold that measure (issue 26's targets, 90% and no false praise, are not met by it).
-def test_the_sixth_blind_set_as_measured():
+# 138/166 = 83.1% three ways, correct-or-not 152/166, five incorrect answers judged correct, 1 undetermined. On
+# 2026-12-02 it became a tuning set (its disagreements read and fixed by class, tests/quiz/test_quiz_sixth_set_classes.py);
+# its floors are what the judge reaches on it now (164/166, correct-or-not 165/166), which is no blind estimate:
+# blind7, once measured, is. Its two disagreements left are labels other tables contradict (docs/quiz.md): the one
+# answer judged correct against a partial label is blind2's answer of the same words, labelled correct there.
+BLIND6_LABEL_CONFLICT = "the target is the next token so looking at yourself isnt cheating"
+
+
+def test_the_sixth_set_now_a_tuning_set():
     result = blind_agreement(QUIZ, BLIND.with_name("quiz_blind6_answers.yaml"))
-    print("\n" + "\n".join(result.lines("quiz_blind6_answers.yaml (blind)")))
+    print("\n" + "\n".join(result.lines("quiz_blind6_answers.yaml (a tuning set)")))
     assert result.n == 166
-    assert result.agree >= 138 and result.binary >= 152
-    assert len([m for m in result.misses if m[2] == "correct"]) <= 5
+    assert result.agree >= 164 and result.binary >= 165
+    # No wrong or partial answer judged correct but the one whose label blind2 contradicts.
+    assert [m[3] for m in result.misses if m[2] == "correct"] in ([], [BLIND6_LABEL_CONFLICT])
     assert result.undetermined / result.n <= 0.05
 
 
