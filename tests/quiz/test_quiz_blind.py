@@ -78,6 +78,19 @@ def test_the_sixth_set_now_a_tuning_set():
     assert result.undetermined / result.n <= 0.05
 
 
+# Written the same way while the judge was tuned on blind6, frozen (committed) before it was first run; a second
+# labeller agreed on 56/56 of a sample. Its blind measure, taken once on the judge after the blind6 tuning:
+# 143/168 = 85.1% three ways, correct-or-not 152/168, three incorrect answers judged correct, 1 undetermined. The
+# floors hold that measure (issue 26's targets, 90% and no false praise, are not met by it).
+def test_the_seventh_blind_set_as_measured():
+    result = blind_agreement(QUIZ, BLIND.with_name("quiz_blind7_answers.yaml"))
+    print("\n" + "\n".join(result.lines("quiz_blind7_answers.yaml (blind)")))
+    assert result.n == 168
+    assert result.agree >= 143 and result.binary >= 152
+    assert len([m for m in result.misses if m[2] == "correct"]) <= 3
+    assert result.undetermined / result.n <= 0.05
+
+
 @pytest.mark.parametrize("n", [3, 4, 5, 6, 7])
 def test_second_labeller_on_a_later_blind_set(n):
     agree, sampled = second_labeller(BLIND.with_name(f"quiz_blind{n}_answers.yaml"),
