@@ -91,7 +91,7 @@ def test_the_seventh_blind_set_as_measured():
     assert result.undetermined / result.n <= 0.05
 
 
-@pytest.mark.parametrize("n", [3, 4, 5, 6, 7])
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 7, 8])
 def test_second_labeller_on_a_later_blind_set(n):
     agree, sampled = second_labeller(BLIND.with_name(f"quiz_blind{n}_answers.yaml"),
                                      BLIND.with_name(f"quiz_blind{n}_second_labels.yaml"))
