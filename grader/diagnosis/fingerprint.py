@@ -138,6 +138,19 @@ class StudentVector:
             return 0.0
         return sum(self.same(key, expected) for key, expected in fingerprint) / len(fingerprint)
 
+    def reaches(self, fingerprint: Compiled, threshold: float) -> bool:
+        """`match_fraction(fingerprint) >= threshold`, read no further than the keys left can reach it:
+        a regrade asks it of every catalogue entry, and most are missed within their first keys."""
+        n = len(fingerprint)
+        if not n:
+            return 0.0 >= threshold
+        hits = 0
+        for i, (key, expected) in enumerate(fingerprint):
+            if (hits + n - i) / n < threshold:  # even every key left matching would stay under it
+                return False
+            hits += self.same(key, expected)
+        return hits / n >= threshold
+
 
 def match_fraction(student: dict[str, Observation], fingerprint: dict[str, Observation]) -> float:
     """The share of a fingerprint's observations a full observation vector (`observe_file`) reproduces."""

@@ -146,7 +146,7 @@ def matches_fingerprint(ctx: Context, mid: str, threshold: float) -> bool:
     vector = ctx.memo("vector", lambda: StudentVector.of_replies(
         {pid: r for pid, r in ctx.obs.replies.items() if not _hidden(ctx, pid)},
         keys={key for fp in ctx.fingerprints.values() for key, _ in fp}))
-    return vector.match_fraction(fingerprint) >= threshold
+    return vector.reaches(fingerprint, threshold)
 
 
 def _hidden(ctx: Context, pid: str) -> bool:
