@@ -110,7 +110,8 @@ def observe_file(path: Path, probes: list[Probe]) -> dict[str, Observation]:
 class StudentVector:
     """A submission's observations where some fingerprint looks, each sample read out once: a
     class run compares every buggy submission with every catalogue entry. A tensor is held as
-    (shape, every value) rather than a TensorValue: never stored, only compared."""
+    (shape, every value) rather than a TensorValue (its values read out at their first comparison): never
+    stored, only compared."""
 
     def __init__(self, vector: dict[str, object]) -> None:
         self.vector = vector
@@ -118,8 +119,8 @@ class StudentVector:
 
     @classmethod
     def of_replies(cls, replies: dict[str, object], keys: Container[str]) -> StudentVector:
-        return cls(observe_replies(replies, keys,
-                                   tensor=lambda t: (tuple(t.shape), t.detach().double().flatten().tolist())))
+        # The values are read out at their first comparison: a match stopped early never reads most of them.
+        return cls(observe_replies(replies, keys, tensor=lambda t: (tuple(t.shape), t)))
 
     def same(self, key: str, expected: Expected) -> bool:
         """`not differs(vector[key], stored)`, for a stored value in its compiled form."""
@@ -130,7 +131,11 @@ class StudentVector:
             return False
         sample = self._samples.get((key, expected.step))
         if sample is None:  # the submission's values are full tensors: any stored step can be read off them
-            sample = self._samples[key, expected.step] = got[1][::expected.step]
+            values = got[1]
+            if isinstance(values, torch.Tensor):
+                values = values.detach().double().flatten().tolist()
+                self.vector[key] = (got[0], values)
+            sample = self._samples[key, expected.step] = values[::expected.step]
         return len(sample) == len(expected.values) and _close(sample, expected.values)
 
     def match_fraction(self, fingerprint: Compiled) -> float:

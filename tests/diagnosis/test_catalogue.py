@@ -81,3 +81,19 @@ def test_a_fingerprint_match_stops_once_the_keys_left_cannot_reach_the_threshold
     student.same = lambda key, expected: read.append(key) or False
     assert not student.reaches(tuple((f"k{i}", i) for i in range(40)), 0.75)
     assert len(read) == 11  # 11 misses of 40 leave at most 29/40 < 0.75
+
+
+def test_a_submissions_tensors_are_read_out_for_fingerprints_only_when_first_compared():
+    """Early-stopped matches leave most keys unread: their values are not turned into floats for nothing,
+    and a key that is compared gives the same answer as one read out at once."""
+    import torch
+
+    from grader.diagnosis.fingerprint import Sample, StudentVector
+
+    t = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float32)
+    reply = type("R", (), {"ok": True, "error_type": None, "tensors": {"out": t, "weights": t * 2}, "meta": None})()
+    lazy = StudentVector.of_replies({"p": reply}, keys={"p:out", "p:weights"})
+    assert isinstance(lazy.vector["p:weights"][1], torch.Tensor)  # not read out yet
+    assert lazy.same("p:out", Sample((2, 2), 2, (1.0, 3.0))) and not lazy.same("p:out", Sample((2, 2), 1, (1.0,) * 4))
+    assert lazy.same("p:weights", Sample((2, 2), 1, (2.0, 4.0, 6.0, 8.0)))
+    assert isinstance(lazy.vector["p:weights"][1], list)
