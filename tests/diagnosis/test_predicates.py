@@ -218,3 +218,18 @@ def test_implied_scale_of_a_probe_reads_its_scores_once_and_agrees_bit_for_bit(s
         assert ev.probe_implied_scale(probe, w) == ev.implied_scale(q, k, w)
     assert "score_gaps" in probe._memo
     assert ev.probe_implied_scale(probe, torch.ones(1, 1)) is None  # weights of the wrong shape
+
+
+def test_the_attention_probes_a_reader_asks_for_are_selected_once_per_submission():
+    """Dozens of readers ask for the same families on every regrade: the probes are walked once per family set."""
+    from grader.probes import build_probes
+
+    probes, asked = build_probes(), []
+    obs = SimpleNamespace(probes=probes, reply=lambda pid: asked.append(pid) or pid)
+    ctx = ev.Context(obs, {})
+    first = list(ctx.attention(families=("rand",)))
+    assert first and list(ctx.attention(families=("rand",))) == first
+    assert len(asked) == len(first)  # the second call read nothing again
+    assert [p.id for p, _ in first] == [p.id for p in probes.probes if p.family == "rand" and not p.hidden
+                                         and p.target == "attention"]
+    assert len(list(ctx.attention())) > len(first)
