@@ -67,7 +67,7 @@ def scale_is_measured_and_wrong(ctx: Context, facts: Facts) -> bool:
         return False
     probe, reply = quoted
     w = ev.weights(reply, probe)
-    measured = ev.implied_scale(probe.t["q"], probe.t["k"], w) if w is not None else None
+    measured = ev.probe_implied_scale(probe, w) if w is not None else None
     measured = measured if measured is not None else ev.fit_scale(probe, reply)
     try:
         said = float(facts["scale"])

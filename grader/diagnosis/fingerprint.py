@@ -110,7 +110,8 @@ def observe_file(path: Path, probes: list[Probe]) -> dict[str, Observation]:
 class StudentVector:
     """A submission's observations where some fingerprint looks, each sample read out once: a
     class run compares every buggy submission with every catalogue entry. A tensor is held as
-    (shape, every value) rather than a TensorValue: never stored, only compared."""
+    (shape, every value) rather than a TensorValue (its values read out at their first comparison): never
+    stored, only compared."""
 
     def __init__(self, vector: dict[str, object]) -> None:
         self.vector = vector
@@ -118,8 +119,8 @@ class StudentVector:
 
     @classmethod
     def of_replies(cls, replies: dict[str, object], keys: Container[str]) -> StudentVector:
-        return cls(observe_replies(replies, keys,
-                                   tensor=lambda t: (tuple(t.shape), t.detach().double().flatten().tolist())))
+        # The values are read out at their first comparison: a match stopped early never reads most of them.
+        return cls(observe_replies(replies, keys, tensor=lambda t: (tuple(t.shape), t)))
 
     def same(self, key: str, expected: Expected) -> bool:
         """`not differs(vector[key], stored)`, for a stored value in its compiled form."""
@@ -130,13 +131,30 @@ class StudentVector:
             return False
         sample = self._samples.get((key, expected.step))
         if sample is None:  # the submission's values are full tensors: any stored step can be read off them
-            sample = self._samples[key, expected.step] = got[1][::expected.step]
+            values = got[1]
+            if isinstance(values, torch.Tensor):
+                values = values.detach().double().flatten().tolist()
+                self.vector[key] = (got[0], values)
+            sample = self._samples[key, expected.step] = values[::expected.step]
         return len(sample) == len(expected.values) and _close(sample, expected.values)
 
     def match_fraction(self, fingerprint: Compiled) -> float:
         if not fingerprint:
             return 0.0
         return sum(self.same(key, expected) for key, expected in fingerprint) / len(fingerprint)
+
+    def reaches(self, fingerprint: Compiled, threshold: float) -> bool:
+        """`match_fraction(fingerprint) >= threshold`, read no further than the keys left can reach it:
+        a regrade asks it of every catalogue entry, and most are missed within their first keys."""
+        n = len(fingerprint)
+        if not n:
+            return 0.0 >= threshold
+        hits = 0
+        for i, (key, expected) in enumerate(fingerprint):
+            if (hits + n - i) / n < threshold:  # even every key left matching would stay under it
+                return False
+            hits += self.same(key, expected)
+        return hits / n >= threshold
 
 
 def match_fraction(student: dict[str, Observation], fingerprint: dict[str, Observation]) -> float:

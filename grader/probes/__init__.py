@@ -95,6 +95,11 @@ class Probe(Memo):
         """(out, weights) of causal attention on this probe's q, k, v: SDPA in float64, computed once."""
         return self.memo("attention", expected.attention, self.t["q"], self.t["k"], self.t["v"])
 
+    def expected_at(self, scale: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """The same at a formula's exact scale, computed once per scale: asked of every visible probe
+        on every regrade (a float read from replies would grow the memo; pass those to `expected`)."""
+        return self.memo(("attention", scale), expected.attention, self.t["q"], self.t["k"], self.t["v"], scale)
+
     def expected_head(self) -> dict[str, torch.Tensor]:
         """A head probe's expected out, weights and projection gradients, computed once."""
         return self.memo("head", expected.head, self.t)

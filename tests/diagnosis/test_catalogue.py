@@ -57,3 +57,43 @@ def test_catalogue_refuses_without_the_mutants(tmp_path, monkeypatch, capsys):
     assert "mutants" in err and "Traceback" not in err
     assert digest() == before
 
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_fingerprint_match_stops_once_the_keys_left_cannot_reach_the_threshold_with_the_same_answer(seed):
+    """`reaches` is `match_fraction(...) >= threshold` exactly (hits over keys, the same division), and a
+    fingerprint missed at its first keys is not read to its end (a regrade compares every entry)."""
+    import random
+
+    from grader.diagnosis.fingerprint import Sample, StudentVector
+
+    rng = random.Random(seed)
+    n = rng.randint(1, 40)
+    fingerprint = tuple((f"k{i}", Sample((1,), 1, (float(i),)) if rng.random() < 0.5 else i) for i in range(n))
+    vector = {f"k{i}": ((1,), [float(i)]) if isinstance(e, Sample) else i for i, (_, e) in enumerate(fingerprint)
+              if rng.random() < rng.choice((0.2, 0.75, 0.9, 1.0))}
+    for threshold in (0.0, 0.5, 0.75, 0.8, 1.0):
+        assert StudentVector(vector).reaches(fingerprint, threshold) == (
+            StudentVector(vector).match_fraction(fingerprint) >= threshold)
+    assert StudentVector(vector).reaches((), 0.75) is False
+    read = []
+    student = StudentVector({})
+    student.same = lambda key, expected: read.append(key) or False
+    assert not student.reaches(tuple((f"k{i}", i) for i in range(40)), 0.75)
+    assert len(read) == 11  # 11 misses of 40 leave at most 29/40 < 0.75
+
+
+def test_a_submissions_tensors_are_read_out_for_fingerprints_only_when_first_compared():
+    """Early-stopped matches leave most keys unread: their values are not turned into floats for nothing,
+    and a key that is compared gives the same answer as one read out at once."""
+    import torch
+
+    from grader.diagnosis.fingerprint import Sample, StudentVector
+
+    t = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float32)
+    reply = type("R", (), {"ok": True, "error_type": None, "tensors": {"out": t, "weights": t * 2}, "meta": None})()
+    lazy = StudentVector.of_replies({"p": reply}, keys={"p:out", "p:weights"})
+    assert isinstance(lazy.vector["p:weights"][1], torch.Tensor)  # not read out yet
+    assert lazy.same("p:out", Sample((2, 2), 2, (1.0, 3.0))) and not lazy.same("p:out", Sample((2, 2), 1, (1.0,) * 4))
+    assert lazy.same("p:weights", Sample((2, 2), 1, (2.0, 4.0, 6.0, 8.0)))
+    assert isinstance(lazy.vector["p:weights"][1], list)

@@ -204,3 +204,32 @@ def test_sums_to_one_is_allclose_to_one_even_at_its_edge():
     for x in values:
         t = torch.tensor([x], dtype=torch.float64)
         assert ev.mask._sum_to_one(t) == torch.allclose(t, torch.ones_like(t), atol=ev.SUM_ATOL), x
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_implied_scale_of_a_probe_reads_its_scores_once_and_agrees_bit_for_bit(seed):
+    """The probe's part (q . k and which cells are usable) is the same on every regrade: read once per probe."""
+    from grader.probes import visible_probes
+
+    probe = [p for p in visible_probes() if p.family == "rand"][seed]
+    q, k, v = probe.t["q"], probe.t["k"], probe.t["v"]
+    for scale in (0.3, 1 / math.sqrt(q.shape[-1]), 1.0):
+        _, w = expected.attention(q, k, v, scale=scale)
+        assert ev.probe_implied_scale(probe, w) == ev.implied_scale(q, k, w)
+    assert "score_gaps" in probe._memo
+    assert ev.probe_implied_scale(probe, torch.ones(1, 1)) is None  # weights of the wrong shape
+
+
+def test_the_attention_probes_a_reader_asks_for_are_selected_once_per_submission():
+    """Dozens of readers ask for the same families on every regrade: the probes are walked once per family set."""
+    from grader.probes import build_probes
+
+    probes, asked = build_probes(), []
+    obs = SimpleNamespace(probes=probes, reply=lambda pid: asked.append(pid) or pid)
+    ctx = ev.Context(obs, {})
+    first = list(ctx.attention(families=("rand",)))
+    assert first and list(ctx.attention(families=("rand",))) == first
+    assert len(asked) == len(first)  # the second call read nothing again
+    assert [p.id for p, _ in first] == [p.id for p in probes.probes if p.family == "rand" and not p.hidden
+                                         and p.target == "attention"]
+    assert len(list(ctx.attention())) > len(first)

@@ -77,3 +77,17 @@ def test_visible_calls_keep_their_own_bytes_and_a_changed_copy_is_encoded_afresh
     call = probes.worked.call
     changed = dataclasses.replace(call, meta=call.meta | {"id": "changed"})
     assert changed.encoded is None and wire_bytes(changed) == encode(changed) != wire_bytes(call)
+
+
+def test_expected_at_a_named_scale_is_computed_once_per_probe_and_equals_a_fresh_computation():
+    """dtype_downcast asks it of every visible probe on every regrade; the values depend on the probe only."""
+    import math
+
+    import torch
+
+    probe = next(p for p in build_probes().probes if p.family == "rand")
+    scale = 1 / math.sqrt(probe.t["q"].shape[-1])
+    first = probe.expected_at(scale)
+    assert probe.expected_at(scale) is first
+    fresh = expected.attention(probe.t["q"], probe.t["k"], probe.t["v"], scale=scale)
+    assert all(torch.equal(a, b) for a, b in zip(first, fresh, strict=True))

@@ -52,7 +52,14 @@ from grader.diagnosis.evidence.numerics import (
     row_max_includes_future,
     unstable_softmax,
 )
-from grader.diagnosis.evidence.scale import fit_scale, implied_scale, missing_scale, read_scale, wrong_scale
+from grader.diagnosis.evidence.scale import (
+    fit_scale,
+    implied_scale,
+    missing_scale,
+    probe_implied_scale,
+    read_scale,
+    wrong_scale,
+)
 from grader.diagnosis.evidence.shares import normalised_axes, softmax_wrong_axis
 from grader.diagnosis.evidence.whole_file import (
     import_error,
@@ -65,4 +72,4 @@ from grader.diagnosis.evidence.whole_file import (
     timeout,
 )
 
-__all__ = ["Context", "Facts", "PROBE", "SUM_ATOL", "batch_mixing", "call_raises", "detached_graph", "dtype_downcast", "first_slice", "fit_scale", "fmt", "forbidden_api", "future_offset", "future_offset_reader", "hard_attention", "hardcoded_shape", "head_wiring", "implied_scale", "import_error", "inputs_mutated", "mask_reader", "mask_shape", "matches_fingerprint", "memory_limit", "missing_function", "missing_scale", "no_shape_validation", "normalised_axes", "not_implemented", "out_not_from_weights", "output", "process_exit", "read_scale", "row_max_includes_future", "sizes", "softmax_wrong_axis", "source_line", "swapped_return", "syntax_error", "timeout", "unstable_softmax", "value_width_assumed", "weights", "wrong_return_type", "wrong_scale", "zero_fill_mask", "zero_fill_value"]
+__all__ = ["Context", "Facts", "PROBE", "SUM_ATOL", "batch_mixing", "call_raises", "detached_graph", "dtype_downcast", "first_slice", "fit_scale", "fmt", "forbidden_api", "future_offset", "future_offset_reader", "hard_attention", "hardcoded_shape", "head_wiring", "implied_scale", "import_error", "inputs_mutated", "mask_reader", "mask_shape", "matches_fingerprint", "memory_limit", "missing_function", "missing_scale", "no_shape_validation", "normalised_axes", "not_implemented", "out_not_from_weights", "output", "probe_implied_scale", "process_exit", "read_scale", "row_max_includes_future", "sizes", "softmax_wrong_axis", "source_line", "swapped_return", "syntax_error", "timeout", "unstable_softmax", "value_width_assumed", "weights", "wrong_return_type", "wrong_scale", "zero_fill_mask", "zero_fill_value"]

@@ -37,14 +37,15 @@ class Context(Memo):
     refused: dict[str, list[str]] = field(default_factory=dict)  # misconception id -> claims its evidence refuted
 
     def attention(self, *, families: tuple[str, ...] | None = None) -> Iterator[tuple[Probe, Reply]]:
-        """Visible attention probes (not the shape-error ones) and their replies."""
-        for probe in self.obs.probes.probes:
-            if probe.hidden or probe.target != "attention":
-                continue
-            # Not the shape errors, nor the head's projections (the single_head check's own comparison).
-            if probe.family in ("shape", "head_attention") or (families is not None and probe.family not in families):
-                continue
-            yield probe, self.obs.reply(probe.id)
+        """Visible attention probes (not the shape-error ones) and their replies, selected once per
+        family set (dozens of readers ask on every regrade)."""
+        return iter(self.memo(("attention", families), self._attention, families))
+
+    def _attention(self, families: tuple[str, ...] | None) -> list[tuple[Probe, Reply]]:
+        return [(probe, self.obs.reply(probe.id)) for probe in self.obs.probes.probes
+                if not probe.hidden and probe.target == "attention"
+                # Not the shape errors, nor the head's projections (the single_head check's own comparison).
+                and probe.family not in ("shape", "head_attention") and (families is None or probe.family in families)]
 
 
 # ---------------------------------------------------------------- small helpers
@@ -146,7 +147,7 @@ def matches_fingerprint(ctx: Context, mid: str, threshold: float) -> bool:
     vector = ctx.memo("vector", lambda: StudentVector.of_replies(
         {pid: r for pid, r in ctx.obs.replies.items() if not _hidden(ctx, pid)},
         keys={key for fp in ctx.fingerprints.values() for key, _ in fp}))
-    return vector.match_fraction(fingerprint) >= threshold
+    return vector.reaches(fingerprint, threshold)
 
 
 def _hidden(ctx: Context, pid: str) -> bool:

@@ -106,8 +106,9 @@ def dtype_downcast(ctx: Context) -> Facts | None:
             # A read scale carries the estimate's own error; the formula it matches has none.
             dims = sizes(probe)
             exact = [f(dims["T"], dims["d_k"], dims["d_v"]) for _, _, f in SCALE_FORMULAS]
-            scale = next((e for e in exact if abs(e - scale) <= 1e-9 * abs(e)), scale)
-            want = expected.attention(probe.t["q"], probe.t["k"], probe.t["v"], scale=scale)[0]
+            formula = next((e for e in exact if abs(e - scale) <= 1e-9 * abs(e)), None)
+            want = (probe.expected_at(formula) if formula is not None
+                    else expected.attention(probe.t["q"], probe.t["k"], probe.t["v"], scale=scale))[0]
         if got.shape != want.shape or not torch.isfinite(got).all():
             return None
         errors.append((float((got - want).abs().max()) / max(1.0, float(want.abs().max())), probe))

@@ -16,24 +16,20 @@ from grader.probes.replies import Reply
 # ---------------------------------------------------------------- the scale applied to q . k
 
 
-def implied_scale(q: torch.Tensor, k: torch.Tensor, w: torch.Tensor) -> float | None:
+def implied_scale(q: torch.Tensor, k: torch.Tensor, w: torch.Tensor,
+                  gaps: tuple[torch.Tensor, torch.Tensor] | None = None) -> float | None:
     """The factor on q.k that the student's weights imply, from ratios of allowed shares in each row.
 
     exp(s_ij) / exp(s_i0) = w_ij / w_i0, so each pair of allowed cells gives one estimate of the scale.
     Batched inputs are read slice by slice. Returns None when the estimates disagree (the weights are
-    not a row softmax of scaled scores) or are too few.
+    not a row softmax of scaled scores) or are too few. `gaps`: `score_gaps(q, k)`, when already at hand.
     """
     if w.shape[-2:] != (q.shape[-2], q.shape[-2]) or w.shape[:-2] != q.shape[:-2] or not torch.isfinite(w).all():
         return None
-    T = q.shape[-2]
-    raw = (q.double() @ k.double().transpose(-2, -1)).reshape(-1, T, T)
-    w = w.double().reshape(raw.shape)
-    gap = raw - raw[..., :1]  # s_ij - s_i0
+    gap, spread = gaps if gaps is not None else score_gaps(q, k)
+    w = w.double().reshape(gap.shape)
     first = w[..., :1].expand_as(w)
-    # Cells (i, j) with 1 <= j <= i: allowed under the mask, and not the row's first cell itself.
-    allowed = torch.ones(T, T, dtype=torch.bool).tril()
-    allowed[:, 0] = False
-    usable = allowed & (w > 0) & (first > 0) & (gap.abs() > 0.1)
+    usable = spread & (w > 0) & (first > 0)
     estimates = torch.log(w[usable] / first[usable]) / gap[usable]
     n = estimates.numel()
     if n < 3:
@@ -42,6 +38,25 @@ def implied_scale(q: torch.Tensor, k: torch.Tensor, w: torch.Tensor) -> float | 
     # Python float at a time (hundreds of estimates on a batched probe), bit for bit.
     mid = float(estimates.sort().values[n // 2])
     return mid if bool(((estimates - mid).abs() <= 1e-6 * max(1.0, abs(mid))).all()) else None
+
+
+def score_gaps(q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """What `implied_scale` reads of q and k alone: s_ij - s_i0 per slice, and the cells (i, j) with
+    1 <= j <= i (allowed under the mask, not the row's first cell) whose gap is wide enough to read."""
+    T = q.shape[-2]
+    raw = (q.double() @ k.double().transpose(-2, -1)).reshape(-1, T, T)
+    gap = raw - raw[..., :1]
+    allowed = torch.ones(T, T, dtype=torch.bool).tril()
+    allowed[:, 0] = False
+    return gap, allowed & (gap.abs() > 0.1)
+
+
+def probe_implied_scale(probe: Probe, w: torch.Tensor) -> float | None:
+    """`implied_scale` on a probe's q and k, their part read once per probe (every regrade asks again)."""
+    q, k = probe.t["q"], probe.t["k"]
+    if w.shape[-2:] != (q.shape[-2], q.shape[-2]) or w.shape[:-2] != q.shape[:-2]:
+        return None
+    return implied_scale(q, k, w, probe.memo("score_gaps", score_gaps, q, k))
 
 
 def fit_scale(probe: Probe, reply: Reply) -> float | None:
@@ -79,7 +94,7 @@ def probe_scales(ctx: Context) -> dict[str, float]:
         scales = {}
         for probe, reply in ctx.attention(families=("worked", "rand")):
             w = weights(reply, probe)
-            s = implied_scale(probe.t["q"], probe.t["k"], w) if w is not None else None
+            s = probe_implied_scale(probe, w) if w is not None else None
             if s is not None and s > 0:
                 scales[probe.id] = s
         if not scales:  # weights unreadable: the output may still name a scale
