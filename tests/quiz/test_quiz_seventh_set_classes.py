@@ -70,3 +70,104 @@ def test_weights_trained_to_predict_the_next_token_is_a_wrong_claim(tail):
 ])
 def test_the_model_trained_on_the_next_token_costs_nothing(tail):
     assert judge(WEIGHTS, f"{RANGES} {tail}".strip()).verdict == "correct"
+
+
+# ---- wrong claims beside a right point (incorrect judged partial) --------------------------------
+
+DIAG_RIGHT = "Row i predicts token i+1, and token i is already known as input, so seeing it leaks nothing."
+
+
+@pytest.mark.parametrize("tail", [
+    "But during generation it also peeks at i+1 a little bit.",  # blind7
+    "It does get a small peek at token i+1 though.",
+    "Still, each position glances at the next token a bit.",
+])
+def test_a_peek_at_the_next_token_is_a_wrong_claim(tail):
+    res = judge(DIAGONAL, f"{DIAG_RIGHT} {tail}")
+    assert res.verdict == "incorrect", res.feedback
+
+
+@pytest.mark.parametrize("tail", [
+    "It never peeks at i+1.",
+    "No peeking at the next token is allowed.",
+])
+def test_denying_a_peek_costs_nothing(tail):
+    assert judge(DIAGONAL, f"{DIAG_RIGHT} {tail}").verdict == "correct"
+
+
+@pytest.mark.parametrize("text", [
+    "weights: distribution over input positions (per row). probs are over positions too, but for the next token",  # blind7
+    "Attention weights range over the source positions; the next-token probabilities are also over the positions.",
+    "Weights are over positions in the sequence, and the probabilities are over sequence positions as well.",
+])
+def test_probabilities_said_to_range_over_positions_are_a_wrong_claim(text):
+    assert judge(WEIGHTS, text).verdict == "incorrect"
+
+
+@pytest.mark.parametrize("text", [
+    "Weights are over positions, probabilities are over the vocabulary, produced by the output layer.",
+    "The probabilities are not over positions but over the vocabulary, from the output layer; attention weights "
+    "are over the sequence positions.",
+])
+def test_probabilities_over_the_vocabulary_stay_right(text):
+    assert judge(WEIGHTS, text).verdict == "correct"
+
+
+@pytest.mark.parametrize("text", [
+    "attention weights are like a heatmap of which word the model thinks comes next",  # blind7
+    "The attention weights show which token the model expects to come next.",
+    "attention is basically a map of which word is predicted next",
+])
+def test_weights_read_as_the_next_word_are_a_wrong_claim(text):
+    assert judge(WEIGHTS, text).verdict == "incorrect"
+
+
+def test_the_model_saying_which_word_comes_next_is_no_claim_about_the_weights():
+    text = ("Attention weights are over positions in the sequence, used to mix values; the output layer's "
+            "probabilities over the vocabulary say which word comes next.")
+    assert judge(WEIGHTS, text).verdict == "correct"
+
+
+# ---- scope: an elliptical denial in parentheses -------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "row sums are always 1 after softmax so they dont tell you anything about future tokens. you should change a "
+    "future input and check if earlier outputs changed (they shouldnt)",  # blind7
+    "Any softmax row sums to one, even a leaky one. Edit only the last token and see whether the earlier outputs "
+    "move (they must not).",
+])
+def test_a_parenthesised_elliptical_denial_takes_back_its_clause(text):
+    res = judge(ROWS, text)
+    assert "intervention" not in res.missing, res.feedback
+
+
+def test_a_parenthesised_ellipsis_followed_by_more_words_is_no_denial():
+    # "(they should not be compared ...)" is a new claim, not the elided predicate.
+    text = ("Any softmax row sums to one, even a leaky one. Edit only the last token and see whether the earlier "
+            "outputs move (they should not be compared with the last one).")
+    assert "intervention" in judge(ROWS, text).missing or judge(ROWS, text).verdict != "correct"
+
+
+# ---- scope: "only" before an index inequality is the mask, no exclusive qualifier ----------------
+
+@pytest.mark.parametrize("text", [
+    "a_ij = softmax_j(q_i·k_j / sqrt(d_k)), only j<=i allowed. mixed: v_j, o_i = sum_j a_ij v_j",  # blind7
+    "weights = softmax(q_i·k_j / sqrt(d)) for only j ≤ i; the output is the weighted sum of the v_j",
+])
+def test_only_before_an_index_inequality_is_no_exclusive_qualifier(text):
+    assert judge(MIXES, text).verdict == "correct"
+
+
+def test_only_the_keys_is_still_an_exclusive_qualifier():
+    assert judge(MIXES, "Only the keys decide the weights, and the values get mixed.").verdict == "incorrect"
+
+
+def test_weights_showing_which_token_matters_is_no_next_word_claim():
+    text = ("The attention weights show which token is most relevant: a distribution over positions in the sequence, "
+            "used to mix values. Next-token probabilities are over the vocabulary, from the output layer.")
+    assert judge(WEIGHTS, text).verdict == "correct"
+
+
+def test_an_index_inequality_says_nothing_of_the_current_token():
+    # The mask's "j <= i" restates which positions are allowed; it is not the reason the current one may be.
+    assert judge(DIAGONAL, "we predict the next token so j <= i is allowed").verdict == "partial"
