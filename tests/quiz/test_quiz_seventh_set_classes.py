@@ -171,3 +171,44 @@ def test_weights_showing_which_token_matters_is_no_next_word_claim():
 def test_an_index_inequality_says_nothing_of_the_current_token():
     # The mask's "j <= i" restates which positions are allowed; it is not the reason the current one may be.
     assert judge(DIAGONAL, "we predict the next token so j <= i is allowed").verdict == "partial"
+
+
+# ---- points in other words: a row's length, how much to take, which word to write ----------------
+
+VOCAB = "Next-token probabilities are over the vocabulary, from the output layer."
+POSITIONS = "Attention weights are over the positions in the sequence."
+
+
+@pytest.mark.parametrize("text", [
+    f"attention weights: row i of A, length T. {VOCAB}",
+    f"Attention: T numbers per row. {VOCAB}",
+    f"a weight says how much to take from position j. {VOCAB}",
+    f"Each attention weight is how much to draw from that token. {VOCAB}",
+])
+def test_a_row_of_length_t_or_how_much_to_take_ranges_over_positions(text):
+    assert judge(WEIGHTS, text).verdict == "correct", judge(WEIGHTS, text).feedback
+
+
+@pytest.mark.parametrize("text", [
+    f"Attention weights are numbers. {VOCAB}",
+    f"A weight says how much it matters. {VOCAB}",
+])
+def test_weights_said_to_be_numbers_range_over_nothing(text):
+    assert judge(WEIGHTS, text).verdict == "partial"
+
+
+@pytest.mark.parametrize("text", [
+    f"{POSITIONS} Next-token: V numbers, which word to write.",
+    f"{POSITIONS} The probabilities are |V| numbers.",
+    f"{POSITIONS} The probabilities say which word to write next.",
+])
+def test_v_numbers_or_which_word_to_write_ranges_over_the_vocabulary(text):
+    assert judge(WEIGHTS, text).verdict == "correct", judge(WEIGHTS, text).feedback
+
+
+@pytest.mark.parametrize("text", [
+    f"{POSITIONS} The probabilities are numbers.",
+    f"{POSITIONS} The probabilities are written at the end.",
+])
+def test_probabilities_said_to_be_numbers_range_over_nothing(text):
+    assert judge(WEIGHTS, text).verdict == "partial"
