@@ -212,3 +212,23 @@ def test_v_numbers_or_which_word_to_write_ranges_over_the_vocabulary(text):
 ])
 def test_probabilities_said_to_be_numbers_range_over_nothing(text):
     assert judge(WEIGHTS, text).verdict == "partial"
+
+
+# ---- points in other words: a broken mask said to give rows that sum to one, an aside between ------
+
+@pytest.mark.parametrize("text", [
+    "Even a broken mask (zeros instead of -inf) gives rows that sum to 1, e.g. first row 1/3 1/3 1/3.",  # blind7
+    "A leaky mask gives rows that sum to 1.",
+    "A buggy mask, say zeros where -inf should go, produces rows summing to one.",
+])
+def test_a_broken_mask_giving_rows_that_sum_to_one_is_the_sums_point(text):
+    res = judge(ROWS, text)
+    assert "sums-insufficient" in res.matched, res.feedback
+
+
+@pytest.mark.parametrize("text", [
+    "A broken mask gives rows that do not sum to 1.",
+    "A correct mask gives rows that sum to 1.",
+])
+def test_a_broken_mask_with_unnormalised_rows_or_a_correct_mask_is_not_the_sums_point(text):
+    assert "sums-insufficient" not in judge(ROWS, text).matched
