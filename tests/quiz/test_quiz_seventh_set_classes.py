@@ -232,3 +232,22 @@ def test_a_broken_mask_giving_rows_that_sum_to_one_is_the_sums_point(text):
 ])
 def test_a_broken_mask_with_unnormalised_rows_or_a_correct_mask_is_not_the_sums_point(text):
     assert "sums-insufficient" not in judge(ROWS, text).matched
+
+
+# ---- points in other words: one-hot as "all on one position" that kills the gradients ------------
+
+@pytest.mark.parametrize("text", [
+    "sqrt(d_k) brings it back so softmax isn't all on one position, which would kill the gradients.",  # blind7
+    "Dividing keeps the softmax from putting all its weight on one key, which would make the gradients vanish.",
+    "Without it softmax goes all on one token and the gradients die.",
+])
+def test_all_on_one_position_killing_the_gradients_is_the_saturation_point(text):
+    assert "softmax-saturates" in judge(SCALING, text).matched, judge(SCALING, text).feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Putting all the weight on one position does not hurt the gradients.",
+    "softmax is all on one position.",
+])
+def test_one_hot_without_the_gradient_cost_is_not_the_saturation_point(text):
+    assert "softmax-saturates" not in judge(SCALING, text).matched
