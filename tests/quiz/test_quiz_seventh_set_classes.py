@@ -251,3 +251,26 @@ def test_all_on_one_position_killing_the_gradients_is_the_saturation_point(text)
 ])
 def test_one_hot_without_the_gradient_cost_is_not_the_saturation_point(text):
     assert "softmax-saturates" not in judge(SCALING, text).matched
+
+
+# ---- points in other words: only the positions after i would leak ------------------------------
+
+TARGET = "The next-token label for position i is token i+1;"
+
+
+@pytest.mark.parametrize("tail", [
+    "only positions after i would leak it.",  # blind7
+    "only the tokens after position i could give it away.",
+    "only the positions beyond i have to be hidden.",
+])
+def test_only_the_positions_after_i_leaking_is_the_own_token_point(tail):
+    res = judge(DIAGONAL, f"{TARGET} {tail}")
+    assert res.verdict == "correct", res.feedback
+
+
+@pytest.mark.parametrize("tail", [
+    "only positions after i+1 would leak it.",  # the leak starts at i+1: a misconception
+    "positions after i would leak it.",  # no "only": says nothing of i itself
+])
+def test_positions_after_i_plus_one_or_without_only_are_not_the_own_token_point(tail):
+    assert judge(DIAGONAL, f"{TARGET} {tail}").verdict != "correct"
