@@ -274,3 +274,31 @@ def test_only_the_positions_after_i_leaking_is_the_own_token_point(tail):
 ])
 def test_positions_after_i_plus_one_or_without_only_are_not_the_own_token_point(tail):
     assert judge(DIAGONAL, f"{TARGET} {tail}").verdict != "correct"
+
+
+# ---- points in other words, loosely: the current token's information as needed, attention as mixing --
+
+@pytest.mark.parametrize("text", [
+    "Because without the diagonal the model loses the information of the current token, which is usually the "
+    "most important for what comes next.",  # blind7
+    "Masking it would throw away the information from the own token, and that is really useful.",
+])
+def test_the_current_tokens_information_as_useful_is_a_point(text):
+    assert judge(DIAGONAL, text).verdict == "partial", judge(DIAGONAL, text).feedback
+
+
+def test_losing_information_alone_is_no_point():
+    assert judge(DIAGONAL, "Because without the diagonal the model loses information.").verdict == "incorrect"
+
+
+@pytest.mark.parametrize("text", [
+    "Attention is about mixing information, the probabilities are about prediction.",  # blind7
+    "Attention weights are for blending the values; the probabilities are the prediction.",
+])
+def test_attention_as_mixing_is_a_point(text):
+    assert judge(WEIGHTS, text).verdict == "partial", judge(WEIGHTS, text).feedback
+
+
+def test_attention_about_prediction_is_no_point():
+    assert judge(WEIGHTS, "Attention is about prediction, the probabilities are about prediction too.").verdict \
+        == "incorrect"
