@@ -81,7 +81,7 @@ def test_the_sixth_set_now_a_tuning_set():
 # labeller agreed on 56/56 of a sample. Its blind measure, taken once on the judge after the blind6 tuning:
 # 143/168 = 85.1% three ways, correct-or-not 152/168, three incorrect answers judged correct, 1 undetermined. On
 # 2026-12-02 it became a tuning set (its disagreements read and fixed by class, tests/quiz/test_quiz_seventh_set_classes.py);
-# its floors are what the judge reaches on it now (157/168, correct-or-not 161/168), which is no blind estimate:
+# its floors are what the judge reaches on it now (158/168, correct-or-not 161/168), which is no blind estimate:
 # blind8, once measured, is. The one answer judged correct against a partial label is nearly blind4's answer
 # "known already at time of prediction of the next token", labelled correct there (docs/quiz.md).
 BLIND7_LABEL_CONFLICT = "The current token is already known when you predict the next one, so it is fair to use it."
@@ -91,7 +91,7 @@ def test_the_seventh_set_now_a_tuning_set():
     result = blind_agreement(QUIZ, BLIND.with_name("quiz_blind7_answers.yaml"))
     print("\n" + "\n".join(result.lines("quiz_blind7_answers.yaml (a tuning set)")))
     assert result.n == 168
-    assert result.agree >= 157 and result.binary >= 161
+    assert result.agree >= 158 and result.binary >= 161
     # No wrong or partial answer judged correct but the one whose label blind4 contradicts.
     assert [m[3] for m in result.misses if m[2] == "correct"] in ([], [BLIND7_LABEL_CONFLICT])
     assert result.undetermined / result.n <= 0.05

@@ -302,3 +302,17 @@ def test_attention_as_mixing_is_a_point(text):
 def test_attention_about_prediction_is_no_point():
     assert judge(WEIGHTS, "Attention is about prediction, the probabilities are about prediction too.").verdict \
         == "incorrect"
+
+
+# ---- points in other words: a leaking row is "valid too" --------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "The sum tells you the weights are valid, but uniform weight over all positions is valid too and that's leaking.",
+    "A row that spreads weight over every position, future ones included, is a valid distribution as well, and it leaks.",
+])
+def test_a_leaking_row_said_valid_too_is_the_sums_point(text):
+    assert "sums-insufficient" in judge(ROWS, text).matched, judge(ROWS, text).feedback
+
+
+def test_a_valid_row_without_a_leak_is_not_the_sums_point():
+    assert "sums-insufficient" not in judge(ROWS, "The weights are valid too.").matched
