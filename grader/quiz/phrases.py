@@ -113,6 +113,8 @@ _INDICES = [
     (re.compile(r"\b([yo])_?\{?[01]\}?\s*(?:\.\.\.?|to|through)\s*\1_?\{?[a-z](?:\s*-\s*[12])?\}?(?![\w}])"),
      " earlier outputs "),
     (re.compile(r"\b[yo]_?\{\s*<\s*[tn]\s*\}|\b[yo]_<\s*[tn]\b"), " earlier outputs "),  # "y_{<T}"
+    # "j <= i", "j ≤ i": the positions the mask allows (so "only j <= i" is the mask, no exclusive qualifier).
+    (re.compile(r"\b[a-z]\s*(?:<=|=<|\u2264)\s*[a-z]\b"), " positions up to i "),
     (re.compile(r"\b[a-z]\s*<\s*[a-z]\b"), " earlier positions "),
     (re.compile(r"\b[a-z]\s*>\s*[a-z]\b"), " later positions "),
     # "token T-1", "position n-1": the last token, said with the index after its noun.
@@ -544,7 +546,7 @@ def _denied_by_ellipsis(doc: Doc, hit: Hit) -> bool:
         return False
     words = [t.text for t in doc.tokens[i + 1:i + 5]]
     return (len(words) >= 3 and words[0] in _SUBJECT_PRONOUNS and words[1] in _MODALS and words[2] == "not"
-            and (len(words) == 3 or words[3] in _SENTENCE_END))
+            and (len(words) == 3 or words[3] in _CLAUSE_END))  # "(they should not)": a parenthesis is a comma
 
 
 def _in_instead_clause(doc: Doc, hit: Hit) -> bool:

@@ -62,8 +62,7 @@ def test_the_fifth_set_now_a_tuning_set():
 # labeller agreed on 56/56 of a sample. Its blind measure, taken once on the judge after the blind5 tuning:
 # 138/166 = 83.1% three ways, correct-or-not 152/166, five incorrect answers judged correct, 1 undetermined. On
 # 2026-12-02 it became a tuning set (its disagreements read and fixed by class, tests/quiz/test_quiz_sixth_set_classes.py);
-# its floors are what the judge reaches on it now (164/166, correct-or-not 165/166), which is no blind estimate:
-# blind7, once measured, is. Its two disagreements left are labels other tables contradict (docs/quiz.md): the one
+# its floors are what the judge reaches on it now (164/166, correct-or-not 165/166), which is no blind estimate. Its two disagreements left are labels other tables contradict (docs/quiz.md): the one
 # answer judged correct against a partial label is blind2's answer of the same words, labelled correct there.
 BLIND6_LABEL_CONFLICT = "the target is the next token so looking at yourself isnt cheating"
 
@@ -80,14 +79,21 @@ def test_the_sixth_set_now_a_tuning_set():
 
 # Written the same way while the judge was tuned on blind6, frozen (committed) before it was first run; a second
 # labeller agreed on 56/56 of a sample. Its blind measure, taken once on the judge after the blind6 tuning:
-# 143/168 = 85.1% three ways, correct-or-not 152/168, three incorrect answers judged correct, 1 undetermined. The
-# floors hold that measure (issue 26's targets, 90% and no false praise, are not met by it).
-def test_the_seventh_blind_set_as_measured():
+# 143/168 = 85.1% three ways, correct-or-not 152/168, three incorrect answers judged correct, 1 undetermined. On
+# 2026-12-02 it became a tuning set (its disagreements read and fixed by class, tests/quiz/test_quiz_seventh_set_classes.py);
+# its floors are what the judge reaches on it now (158/168, correct-or-not 161/168), which is no blind estimate:
+# blind8, once measured, is. The one answer judged correct against a partial label is nearly blind4's answer
+# "known already at time of prediction of the next token", labelled correct there (docs/quiz.md).
+BLIND7_LABEL_CONFLICT = "The current token is already known when you predict the next one, so it is fair to use it."
+
+
+def test_the_seventh_set_now_a_tuning_set():
     result = blind_agreement(QUIZ, BLIND.with_name("quiz_blind7_answers.yaml"))
-    print("\n" + "\n".join(result.lines("quiz_blind7_answers.yaml (blind)")))
+    print("\n" + "\n".join(result.lines("quiz_blind7_answers.yaml (a tuning set)")))
     assert result.n == 168
-    assert result.agree >= 143 and result.binary >= 152
-    assert len([m for m in result.misses if m[2] == "correct"]) <= 3
+    assert result.agree >= 158 and result.binary >= 161
+    # No wrong or partial answer judged correct but the one whose label blind4 contradicts.
+    assert [m[3] for m in result.misses if m[2] == "correct"] in ([], [BLIND7_LABEL_CONFLICT])
     assert result.undetermined / result.n <= 0.05
 
 
