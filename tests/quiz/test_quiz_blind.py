@@ -97,6 +97,19 @@ def test_the_seventh_set_now_a_tuning_set():
     assert result.undetermined / result.n <= 0.05
 
 
+# Written the same way while the judge was tuned on blind7, frozen (committed) before it was first run; a second
+# labeller agreed on 52/55 of a sample. Its blind measure, taken once on the judge after the blind7 tuning:
+# 142/165 = 86.1% three ways, correct-or-not 155/165, four incorrect answers judged correct, 2 undetermined. The
+# floors hold that measure (issue 26's targets, 90% and no false praise, are not met by it).
+def test_the_eighth_blind_set_as_measured():
+    result = blind_agreement(QUIZ, BLIND.with_name("quiz_blind8_answers.yaml"))
+    print("\n" + "\n".join(result.lines("quiz_blind8_answers.yaml (blind)")))
+    assert result.n == 165
+    assert result.agree >= 142 and result.binary >= 155
+    assert len([m for m in result.misses if m[2] == "correct"]) <= 4
+    assert result.undetermined / result.n <= 0.05
+
+
 @pytest.mark.parametrize("n", [3, 4, 5, 6, 7, 8])
 def test_second_labeller_on_a_later_blind_set(n):
     agree, sampled = second_labeller(BLIND.with_name(f"quiz_blind{n}_answers.yaml"),
