@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from side_by_side import alternate  # bench/, beside this file
+from side_by_side import alternate, class_mix  # bench/, beside this file
 
 
 def worker(root: Path) -> None:
@@ -32,9 +32,7 @@ def worker(root: Path) -> None:
     from grader.sandbox import Sandbox
 
     plant_seed()
-    mutants = sorted(p for p in (root / "reference" / "mutants").glob("*.py") if p.name not in ("timeout.py",
-                                                                                               "memory_limit.py"))
-    pool = [root / "reference" / "attention.py", *sorted((root / "tests" / "variants").glob("*.py")), *mutants]
+    pool = class_mix(root)
     rubric, student = G.default_rubric(INSTRUCTOR_RUBRIC), G.load_self_check()
     with Sandbox() as sb:
         graded = [G.execute(p, sandbox=sb, rubric=rubric, secret="bench-secret", audience="instructor") for p in pool]

@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from side_by_side import alternate  # bench/, beside this file
+from side_by_side import alternate, class_mix  # bench/, beside this file
 
 FIGURES = ("exchange (grader)", "judging (grader)", "server and children", "class wall",
            "self-check: grader", "self-check wall")
@@ -44,9 +44,7 @@ def worker(root: Path) -> None:
     from grader.sandbox import Sandbox
 
     plant_seed()
-    mutants = sorted(p for p in (root / "reference" / "mutants").glob("*.py") if p.name not in ("timeout.py",
-                                                                                               "memory_limit.py"))
-    pool = [root / "reference" / "attention.py", *sorted((root / "tests" / "variants").glob("*.py")), *mutants]
+    pool = class_mix(root)
     rubric, student = G.default_rubric(INSTRUCTOR_RUBRIC), G.load_self_check()
     buggy = root / "examples" / "submission.py"
 

@@ -11,6 +11,14 @@ import sys
 from pathlib import Path
 
 
+def class_mix(root: Path) -> list[Path]:
+    """A tree's class of submissions: the reference, the correct variants and the mutants (those that only
+    time out or exhaust memory left out: they measure the limits, not the grader)."""
+    mutants = sorted(p for p in (root / "reference" / "mutants").glob("*.py")
+                     if p.name not in ("timeout.py", "memory_limit.py"))
+    return [root / "reference" / "attention.py", *sorted((root / "tests" / "variants").glob("*.py")), *mutants]
+
+
 def alternate(script: str, trees: list[Path], rounds: int) -> dict[int, list[list[float]]]:
     """Each tree's numbers, one list per round."""
     procs = [subprocess.Popen([sys.executable, script, "--worker", str(t)], stdin=subprocess.PIPE,
