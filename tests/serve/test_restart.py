@@ -56,6 +56,14 @@ def _logging(log: Path):
     return grade
 
 
+
+def _each_graded_once(log, store, ids) -> None:
+    assert sorted(log.read_text().splitlines()) == sorted(f"# upload {i}" for i in range(len(ids)))  # each once
+    for i, sid in enumerate(ids):
+        s = store.get(sid)
+        assert s.state == "graded"
+        assert Report.model_validate_json(s.report).score == i  # each its own report
+
 def test_a_killed_worker_leaves_nothing_lost_and_nothing_graded_twice(tmp_path):
     db, log, stuck = tmp_path / "course.sqlite", tmp_path / "graded.log", tmp_path / "stuck"
     log.write_text("")
@@ -77,12 +85,7 @@ def test_a_killed_worker_leaves_nothing_lost_and_nothing_graded_twice(tmp_path):
 
     assert drain(CourseStore(db), _logging(log)) == 5  # the restart: the claim re-queued, the rest graded
 
-    lines = log.read_text().splitlines()
-    assert sorted(lines) == sorted(f"# upload {i}" for i in range(8))  # each exactly once
-    for i, sid in enumerate(ids):
-        s = store.get(sid)
-        assert s.state == "graded"
-        assert Report.model_validate_json(s.report).score == i  # each its own report
+    _each_graded_once(log, store, ids)
 
 
 def test_a_worker_whose_claim_was_taken_back_writes_nothing(tmp_path):
@@ -211,12 +214,7 @@ def test_a_killed_server_takes_its_workers_with_it_and_the_restart_grades_each_o
     finally:
         again.close()
     assert _gone(restarted)  # closed: none left behind
-    lines = log.read_text().splitlines()
-    assert sorted(lines) == sorted(f"# upload {i}" for i in range(8))  # each exactly once
-    for i, sid in enumerate(ids):
-        s = store.get(sid)
-        assert s.state == "graded"
-        assert Report.model_validate_json(s.report).score == i  # each its own report
+    _each_graded_once(log, store, ids)
 
 
 def test_a_submission_whose_grading_keeps_killing_workers_is_given_up_as_a_grader_error(tmp_path):
