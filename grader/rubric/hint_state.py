@@ -18,7 +18,8 @@ from grader.paths import atomic_write_text
 class HintProgress(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    shown: int = Field(ge=1, description="How many hints of this check have been revealed.")
+    seen: list[str] = Field(min_length=1, description="The hints of this check revealed, in order (their texts): a "
+                                                      "new bug's hints are shown from its first unread one.")
     source: str | None = Field(description="Hash of the code that last revealed one.")
 
 
@@ -27,7 +28,7 @@ class HintState(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     revealed: dict[str, dict[str, HintProgress]] = Field(default={}, description="key -> check id -> progress")
 
 

@@ -209,13 +209,20 @@ class _Hints:
             index = 0
         else:
             progress = self.state.revealed.get(self.key, {}).get(check.id)
-            if progress is None:  # the state changes only where a hint is revealed: its caller saves only then
-                progress = self.state.revealed.setdefault(self.key, {})[check.id] = HintProgress(shown=1,
-                                                                                                 source=self.source)
-            elif self.source is None or progress.source != self.source:
-                progress.shown = min(progress.shown + 1, len(hints))
+            unread = [i for i, h in enumerate(hints) if progress is None or h not in progress.seen]
+            if progress is not None and self.source is not None and progress.source == self.source \
+                    and progress.seen[-1] in hints:
+                index = hints.index(progress.seen[-1])  # the same code: the same hint
+            else:  # the next unread hint about what this check finds now; all read: the last
+                index = unread[0] if unread else len(hints) - 1
+            # The state changes only where a hint is revealed: its caller saves only then.
+            if progress is None:
+                self.state.revealed.setdefault(self.key, {})[check.id] = HintProgress(seen=[hints[index]],
+                                                                                      source=self.source)
+            else:
+                if hints[index] not in progress.seen:
+                    progress.seen.append(hints[index])
                 progress.source = self.source
-            index = min(progress.shown, len(hints)) - 1
         if len(hints) == 1:
             return f"Hint: {hints[0]}"
         return f"Hint {index + 1} of {len(hints)}: {hints[index]}"

@@ -124,3 +124,20 @@ def test_a_wrong_scale_is_still_asked_about_its_scores():
     hints = worked.hints_for("scale", "missing_scale")
     assert "divide q·k by" in hints[0] and any(SCORES_HINT in h for h in hints[1:])
     assert SCORES_HINT in worked.hints_for("weights", None)[0]  # no diagnosis: the general hint first
+
+
+def test_a_new_bug_starts_with_its_own_hint_not_the_ladder_left_by_the_last(sandbox, evening, tmp_path):
+    """Found replaying the journey: after the softmax-axis bug had shown its hint, the flipped triangle (the next
+    change) showed "Hint 2 of 2", the scores hint, and its own mask hint was never shown: the ladder counted
+    hints shown, not which. A hint already read is not shown again while one about this bug is unread."""
+    state = tmp_path / "hints.json"
+    axis = _grade(sandbox, evening("softmax_wrong_axis"), state)
+    assert "which axis" in next(c for c in axis.checks if c.id == "worked_example").hint
+    path = evening("wrong_mask_direction")
+    flipped = _grade(sandbox, path, state)
+    assert flipped.diagnoses[0].id == "wrong_mask_direction"
+    worked = next(c for c in flipped.checks if c.id == "worked_example").hint
+    assert "Which sources does your mask leave open" in worked and worked.startswith("Hint 1 of 2"), worked
+    path.write_text(path.read_text() + "\nEDIT = 1\n")  # the next change: the next unread hint, then it stays
+    again = next(c for c in _grade(sandbox, path, state).checks if c.id == "worked_example").hint
+    assert again.startswith("Hint 2 of 2") and SCORES_HINT in again, again

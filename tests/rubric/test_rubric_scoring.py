@@ -246,7 +246,7 @@ def test_hints_advance_only_when_the_code_changed_and_still_fails(tmp_path):
     assert hint("v4") == f"Hint 3 of 3: {hints[2]}"  # the last hint stays
     assert hint("v4", key="another submission") == f"Hint 1 of 3: {hints[0]}"
     saved = json.loads(state.read_text())
-    assert saved["revealed"]["causal_attention:abc"] == {"value_intervention": {"shown": 3, "source": "v4"}}
+    assert saved["revealed"]["causal_attention:abc"] == {"value_intervention": {"seen": hints, "source": "v4"}}
     assert [p.name for p in state.parent.iterdir()] == ["hints.json"]  # no temporary file left behind
 
 
@@ -264,7 +264,7 @@ def test_hints_without_state_show_the_first_and_damaged_state_restarts(tmp_path)
     assert state.read_text() == "{not json"  # scoring wrote nothing: saving is its caller's
     hint_state.save(state, progress)
     assert json.loads(state.read_text())["revealed"] == {
-        "causal_attention:k": {"value_intervention": {"shown": 1, "source": "v1"}}}
+        "causal_attention:k": {"value_intervention": {"seen": [first], "source": "v1"}}}
 
 
 def test_a_hint_is_labelled_once(tmp_path):
