@@ -496,7 +496,12 @@ def chosen_option(item: ChoiceItem, text: str) -> list[str]:
 _INTERCHANGEABLE = re.compile(
     r"\beither (?:\w+ )?(?:works?|is fine|would work|would do|is ok)\b|\bdoes not matter (?:which|what)\b"
     r"|\bwould (?:also )?work (?:just )?as well\b|\bboth (?:would )?(?:work|are fine|are correct)\b"
-    r"|\b(?:would|will) also (?:be fine|work)\b|\bany (?:\w+ )?(?:works|would work|would do)\b")
+    r"|\b(?:would|will) also (?:be fine|work)\b|\bany (?:\w+ )?(?:works|would work|would do)\b"
+    # Another option or axis said to give the same numbers ("B would give the same result", "axis -2 is equivalent"),
+    # with no denial between them ("B would not give the same result" is a contrast).
+    r"|(?:\b[b-d]\b|\b(?:dim|axis) -?\d\b|\bthe other (?:one|axis|option)\b)(?:(?!\bnot\b|\bnever\b)[^.;,]){0,30}?"
+    r"\b(?:(?:gives?|produces?|yields?|returns?) (?:the )?(?:same|identical|equivalent)"
+    r"|(?:is|are|would be) (?:just )?(?:equivalent|interchangeable|the same))\b")
 
 
 def _judge_choice(item: ChoiceItem, text: str) -> ItemResult:
