@@ -282,6 +282,19 @@ def _fits(numbers: list[float], target: NumericTarget, broadcast: bool) -> bool:
     return any(_close_to(w, c, target) for w in windows for c in candidates)
 
 
+# What a conclusion introduces is the answer; the numbers before it were working ("[8, 6]/3... so [2.67, 3]").
+_CONCLUSION = re.compile(r"\b(?:so|thus|hence|therefore|i e)\b")
+
+
+def _concluded(seg: str, n: int) -> list[float]:
+    """The numbers of a labelled segment; only those after its last conclusion word when they are all of a
+    vector target's n values."""
+    ends = [m.end() for m in _CONCLUSION.finditer(seg)]
+    if n > 1 and ends and len(tail := numbers_in(seg[ends[-1]:])) == n:
+        return tail
+    return numbers_in(seg)
+
+
 def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
     """For each target: (correct, what the learner seems to have written)."""
     norm = normalise(text)
@@ -299,7 +312,7 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
     offset = 0
     for t in item.targets:
         if t.name in segs:
-            said = [(numbers_in(seg), words) for seg, words in segs[t.name]]
+            said = [(_concluded(seg, len(t.values)), words) for seg, words in segs[t.name]]
             if any(_uniform(nums, t, words) for nums, words in said):
                 out[t.name] = (True, "equal shares")
                 continue

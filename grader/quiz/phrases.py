@@ -154,9 +154,22 @@ def _vulgar(m: re.Match) -> str:
     return f" {value.numerator}/{value.denominator} " if value.denominator != 1 else f" {value.numerator} "
 
 
+_PLAIN_NUMBER = r"[+-]?(?:\d+(?:\.\d+)?|\.\d+)"
+# A vector over a divisor, "[1, 1, 1]/3" or "(8, 6)/3": each entry divided, "[1/3, 1/3, 1/3]".
+_VECTOR_OVER = re.compile(rf"[\[(]\s*({_PLAIN_NUMBER}(?:\s*,\s*{_PLAIN_NUMBER})+)\s*[\])]\s*/\s*(\d+(?:\.\d+)?)(?![\d.]*\w)")
+# Three or more numbers joined by slashes list them ("0.33/0.33/0.33"); a fraction has one slash.
+_SLASHED_LIST = re.compile(rf"(?<![\w./]){_PLAIN_NUMBER}(?:\s*/\s*{_PLAIN_NUMBER}){{2,}}(?![\w./])")
+
+
+def _vector_over(m: re.Match) -> str:
+    return "[" + ", ".join(f"{x.strip()}/{m.group(2)}" for x in m.group(1).split(",")) + "]"
+
+
 def normalise(text: str) -> str:
     """Lower-case, ASCII punctuation, contractions expanded, word-joining hyphens split."""
     text = _VULGAR.sub(_vulgar, text.lower())
+    text = _VECTOR_OVER.sub(_vector_over, text)
+    text = _SLASHED_LIST.sub(lambda m: ", ".join(x.strip() for x in m.group().split("/")), text)
     for a, b in (("\u2019", "'"), ("\u2018", "'"), ("\u2212", "-"), ("\u2013", "-"), ("\u2014", " , "),
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
                  ("\u22c5", " dot "), ("\u2192", " , "), ("\u21d2", " , "), ("=>", " , "), ("->", " , "), ("\u2190", " , "), ("<-", " , "), ("+=", " rises by "), ("-=", " falls by "), ("\u2248", " "),

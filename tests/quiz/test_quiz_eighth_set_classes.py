@@ -46,3 +46,57 @@ def test_another_option_said_to_give_the_same_result_is_a_wrong_claim(text):
 ])
 def test_an_option_said_to_differ_costs_nothing(text):
     assert verdict(AXIS, text) == "correct"
+
+
+# ---- numbers written as a vector over a divisor, slash-separated lists, terse labels ---------------
+
+@pytest.mark.parametrize("text", [
+    "softmax([0,0,0]) = [1,1,1]/3. o = 1/3*[2,0] + 1/3*[0,4] + 1/3*[6,2] = [8/3, 6/3] = [2.667, 2]",  # blind8
+    "weights = (1, 1, 1)/3, output = (8, 6)/3",
+    "weights: 0.33/0.33/0.33 output: (2.7, 2)",  # blind8
+    "weights 0.333 / 0.333 / 0.333; output [2.67, 2.00]",
+])
+def test_vectors_over_a_divisor_and_slashed_lists_are_read(text):
+    # "[1,1,1]/3" divides each entry; "0.33/0.33/0.33" lists three shares (a fraction has one slash).
+    assert verdict(ZERO, text) == "correct", judge(ZERO, text).feedback
+
+
+@pytest.mark.parametrize("text", [
+    "weights: 0.14/0.29/0.57 output: (2.7, 2)",
+    "weights = (1, 2, 4)/7, output = (8, 6)/3",
+    "weights = (1, 1, 1)/3, output = (8, 6)",
+    "weights: 0.33/0.33/0.33 output: (2.6, 2)",  # 2.6 is no rounding of 8/3
+])
+def test_wrong_numbers_in_the_same_notation_stay_wrong(text):
+    assert verdict(ZERO, text) != "correct"
+
+
+@pytest.mark.parametrize("text", [
+    "w unchanged, d = +1",  # blind8
+    "W: same. delta +1",
+    "w stays, first coord +1",
+])
+def test_w_is_the_weights_in_terse_notation(text):
+    assert verdict(CHANGE, text) == "correct", judge(CHANGE, text).feedback
+
+
+@pytest.mark.parametrize("text", [
+    "w changes, d = +1",
+    "w unchanged, d = +7",
+    "w shifts, first coord +1",
+])
+def test_terse_wrong_weights_or_change_stay_wrong(text):
+    assert verdict(CHANGE, text) != "correct"
+
+
+@pytest.mark.parametrize("text", [
+    "uniform weights, 1/3 each, output would be [8, 6]/3... so [2.67, 3]",  # blind2, partial there
+    "weights 1/3 each; output (8, 6)/3, so (2.67, 2.33)",
+])
+def test_the_vector_after_a_conclusion_is_the_answer(text):
+    # The division is working; what "so" introduces is what the learner answers.
+    assert verdict(ZERO, text) == "partial"
+
+
+def test_working_before_a_right_conclusion_costs_nothing():
+    assert verdict(ZERO, "weights 1/3 each; output (8, 6)/3, so (2.67, 2)") == "correct"
