@@ -378,6 +378,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
                 lines.append(f"✗ {t.label}: {t.feedback} (read from your answer: {shown})")
     alone: list[str] = []
     undecided_points: list[KeyPoint] = []
+    credited = doc.credited()  # a point said only under a doubt ("not sure why ...") is not made
     for kp in item.key_points:
         total += kp.weight
         if (words := contradicted(kp, doc)) is not None:
@@ -385,7 +386,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
             required_ok = required_ok and not kp.required
             alone.append(kp.id)
             lines.append(f'! "{words}": not by itself. {kp.text}')
-        elif recognised(kp, doc):
+        elif recognised(kp, credited):
             earned += kp.weight
             required_made += kp.required
             matched.append(kp.id)

@@ -281,9 +281,9 @@ class Doc:
 
     `vocabulary` (the quiz's own words) corrects misspellings before anything is matched."""
 
-    def __init__(self, raw: str, vocabulary: frozenset[str] = frozenset()):
+    def __init__(self, raw: str, vocabulary: frozenset[str] = frozenset(), *, text: str | None = None):
         self.raw = raw
-        self.text = correct_spelling(normalise(raw), vocabulary)
+        self.text = correct_spelling(normalise(raw), vocabulary) if text is None else text
         self.tokens = [Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(self.text)]
         self.sentence: list[int] = []  # sentence number of each token
         n = 0
@@ -291,6 +291,35 @@ class Doc:
             self.sentence.append(n)
             n += tok.text in _SENTENCE_END
         self.retracted = self._retracted()
+        self._credited: Doc | None = None
+
+    def hedged_at(self, i: int) -> bool:
+        """A doubt opens at token i: "not sure", "not 100% certain", "unsure", "no idea" (no denial of what follows:
+        "not sure what is mixed, maybe the keys" still guesses the keys)."""
+        words = [t.text for t in self.tokens[i:i + 3]]
+        if words[:1] == ["unsure"] or words[:2] == ["no", "idea"]:
+            return True
+        return self._hedge(i)
+
+    def credited(self) -> Doc:
+        """The answer less what it says under a doubt, up to the clause's end: a point said only there is not made
+        ("not sure why they do not prove it")."""
+        if self._credited is None:
+            cut: list[tuple[int, int]] = []
+            i = 0
+            while i < len(self.tokens):
+                if self.hedged_at(i):
+                    j = i
+                    while j < len(self.tokens) and self.tokens[j].text not in _CLAUSE_END:
+                        j += 1
+                    cut.append((self.tokens[i].start, self.tokens[j - 1].end))
+                    i = j
+                i += 1
+            text = self.text
+            for start, end in reversed(cut):
+                text = text[:start] + text[end:]
+            self._credited = self if not cut else Doc(self.raw, text=re.sub(r"\s+", " ", text).strip())
+        return self._credited
 
     def _retracted(self) -> frozenset[int]:
         """Tokens of a question that the next sentence denies ("The weights are unchanged? Not at all")."""
@@ -477,7 +506,8 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
     for n in range(max(0, hit.start - NEGATION_WINDOW), hit.end):
         clause += n > 0 and doc.tokens[n - 1].text in _CLAUSE_END
         word = doc.tokens[n].text
-        if n in hit.consumed or not (word in NEGATORS or any(_atom_matches(e, word) for e in extra)):
+        if n in hit.consumed or not (word in NEGATORS or any(_atom_matches(e, word) for e in extra)) \
+                or (word in ("not", "no") and doc.hedged_at(n)):
             continue
         # "without" takes only its own object ("without a mask"), never the clause after it
         # ("without it the dot products grow" states that they grow).
@@ -777,6 +807,9 @@ def said_alone(doc: Doc, groups: list[list[Phrasing]]) -> str | None:
         elif word in _AFTER_NP and n > 0 and n - 1 in owner:
             named, first = phrase(n - 1, -1)
             span = (first, n)
+            before = first - 1 - (first > 1 and toks[first - 1] in _ARTICLES)
+            if before >= 0 and toks[before].startswith(("leav", "left")):
+                continue  # "leave the queries alone": untouched, no claim that they act alone
         elif word in _AFTER_NP and n > 0:
             # Said at the end of its clause ("the keys decide the weights alone"): of what the clause names before
             # it ("the query compared with the keys sets the weights by itself" names both).

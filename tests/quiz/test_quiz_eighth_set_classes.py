@@ -100,3 +100,59 @@ def test_the_vector_after_a_conclusion_is_the_answer(text):
 
 def test_working_before_a_right_conclusion_costs_nothing():
     assert verdict(ZERO, "weights 1/3 each; output (8, 6)/3, so (2.67, 2)") == "correct"
+
+
+# ---- role reversal: a mixing verb whose object is the queries or the keys --------------------------
+
+@pytest.mark.parametrize("text", [
+    "q.k scores go through softmax to give the weights. then you mix the queries using them",  # blind8
+    "Query-key dot products give the weights, which are used to average the keys.",
+    "The weights come from q dot k, and then they blend the query vectors together.",
+    "Softmax of the query-key scores gives the weights; the model then sums up the keys with them.",
+])
+def test_mixing_the_queries_or_keys_is_the_role_reversal(text):
+    res = judge(MIXES, text)
+    assert res.verdict == "incorrect", res.feedback
+    assert "values-set-weights" in res.misconceptions
+
+
+@pytest.mark.parametrize("text", [
+    "The weights come from q dot k, and they mix the values, not the keys.",
+    "Compute the weights by comparing queries with keys, then blend the values.",
+    "Softmax of the query-key scores gives the weights; we then average the values and leave the queries alone.",
+    "Matching each query against the keys gives the weights, which mix the value vectors.",
+])
+def test_mixing_the_values_beside_queries_and_keys_costs_nothing(text):
+    assert verdict(MIXES, text) == "correct"
+
+
+# ---- hedges: "not sure" is no denial, and a point said only under it is not made --------------------
+
+@pytest.mark.parametrize("text", [
+    "Q and K compatibility. not sure what is mixed, maybe the keys?",  # blind8
+    "The weights come from the query-key dot products. I am not certain what gets mixed, probably the queries.",
+    "Queries compared with keys give the scores; not sure what is averaged, perhaps the keys",
+])
+def test_a_guess_under_a_hedge_is_still_a_wrong_claim(text):
+    assert verdict(MIXES, text) == "incorrect", judge(MIXES, text).feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Intervention: modify the last position's input and make sure the outputs at earlier positions stay the same. "
+    "(Row sums, not sure why they dont prove it.)",  # blind8
+    "Change only the last input and check the earlier outputs stay identical. I'm not sure whether a leaky mask "
+    "still gives rows summing to one.",
+])
+def test_a_point_said_only_under_a_hedge_is_not_made(text):
+    assert verdict(ROWS, text) == "partial", judge(ROWS, text).feedback
+
+
+@pytest.mark.parametrize("item,text", [
+    (MIXES, "Not sure about the scaling, but the weights come from queries against keys and the values get mixed."),
+    (ROWS, "Change only the last input and check the earlier outputs stay identical. A leaky mask still gives rows "
+           "summing to one, I'm fairly sure."),
+    (ROWS, "Change only the last input and check the earlier outputs stay identical; a leaky mask still gives rows "
+           "summing to one, not sure about the exact numbers."),
+])
+def test_a_hedge_elsewhere_costs_nothing(item, text):
+    assert verdict(item, text) == "correct", judge(item, text).feedback
