@@ -156,3 +156,89 @@ def test_a_point_said_only_under_a_hedge_is_not_made(text):
 ])
 def test_a_hedge_elsewhere_costs_nothing(item, text):
     assert verdict(item, text) == "correct", judge(item, text).feedback
+
+
+# ---- false credit: nearness said to earn the weight, whatever the word order ------------------------
+
+@pytest.mark.parametrize("text", [
+    "Positions closest to the current token get the most weight, and the value vectors are mixed.",  # blind8
+    "The nearest tokens receive the highest weights; the values are averaged.",
+    "Tokens that are close by are given the largest weight and the values get blended.",
+    "The most recent positions get more attention, and the output mixes the values.",
+])
+def test_nearness_earning_the_weight_is_a_wrong_claim(text):
+    res = judge(MIXES, text)
+    assert res.verdict == "incorrect", res.feedback
+    assert "weights-from-position" in res.misconceptions
+
+
+@pytest.mark.parametrize("text", [
+    "The key closest to the query gets the most weight, and the value vectors are mixed.",
+    "Weights come from matching queries against keys, not from how close the positions are; the values are mixed.",
+    "The query is compared with every key, and the keys most similar to it get the most weight; values are mixed.",
+])
+def test_closeness_of_query_and_key_costs_nothing(text):
+    res = judge(MIXES, text)
+    assert res.verdict != "incorrect" and "weights-from-position" not in res.misconceptions, res.feedback
+
+
+# ---- diagonal: the current token said to be the next one or the target ------------------------------
+
+@pytest.mark.parametrize("text", [
+    "The diagonal is the next token, so we need it to train the prediction.",  # blind8
+    "The diagonal entry is the following word, which row i needs in order to learn.",
+    "Position i's own token is the target, so the model has to see it.",
+])
+def test_the_diagonal_said_to_be_the_next_token_is_a_wrong_claim(text):
+    assert verdict(DIAGONAL, text) == "incorrect", judge(DIAGONAL, text).feedback
+
+
+@pytest.mark.parametrize("text", [
+    "The diagonal is not the next token: row i's target is i+1, and token i is already known as input.",
+    "The diagonal is the current token; the next token is the target, so seeing the diagonal leaks nothing.",
+    "Including the diagonal is fine because the next token is the target and token i is already known.",
+])
+def test_the_diagonal_told_apart_from_the_target_costs_nothing(text):
+    assert verdict(DIAGONAL, text) == "correct", judge(DIAGONAL, text).feedback
+
+
+# ---- diagonal in terse notation: the target in apposition, "current token != target" ----------------
+
+@pytest.mark.parametrize("text", [
+    "j <= i allowed, diagonal = j == i. doesnt reveal target (i+1). + avoids empty rows -> NaN",  # blind8
+    "current token != target. target is next. ok to see. also guarantees >= 1 allowed position per row",  # blind8
+    "Own token isn't the target (the target is i+1), so it leaks nothing.",
+    "diag = token i, which is not what row i predicts; the prediction is i+1. nothing hidden is revealed.",
+])
+def test_terse_target_and_own_token_points_are_read(text):
+    assert verdict(DIAGONAL, text) == "correct", judge(DIAGONAL, text).feedback
+
+
+@pytest.mark.parametrize("text", [
+    "current token == target, so it must be masked.",
+    "current token != target. ok to see.",  # the target itself is never named
+    "doesnt reveal target (i). ok to see.",
+])
+def test_terse_wrong_or_missing_target_is_not_correct(text):
+    assert verdict(DIAGONAL, text) != "correct"
+
+
+# ---- diagonal: the first row left with nothing, in other words ------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Diagonal is included bc otherwise the first token cant attend anywhere (softmax undefined). "
+    "The other rows would still have earlier positions.",  # blind8
+    "Without it row 0 would have no allowed entry and the softmax would be undefined.",
+    "Otherwise position 0 could not look at anything at all.",
+])
+def test_the_first_row_point_alone_is_partial(text):
+    # The optional point made and no wrong claim: partial, as every labeller of this item has it.
+    assert verdict(DIAGONAL, text) == "partial", judge(DIAGONAL, text).feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Diagonal is included so that the first token can attend to the future.",
+    "Otherwise the first token could not attend to the next token, which it needs to predict.",
+])
+def test_the_first_row_beside_a_leak_stays_incorrect(text):
+    assert verdict(DIAGONAL, text) == "incorrect"
