@@ -117,6 +117,12 @@ _INDICES = [
     (re.compile(r"\b[a-z]\s*(?:<=|=<|\u2264)\s*[a-z]\b"), " positions up to i "),
     (re.compile(r"\b[a-z]\s*<\s*[a-z]\b"), " earlier positions "),
     (re.compile(r"\b[a-z]\s*>\s*[a-z]\b"), " later positions "),
+    # Code's slices and indices: "out[:T-1]", "y_new[:-1]" are the earlier outputs, "y[-1]" the last one, "x[T-1]" and
+    # "x[-1]" the last input.
+    (re.compile(r"\b(?:out|outs|output|outputs|y|o|res|result|results)\w*\s*\[\s*0?\s*:\s*(?:[tnl]\s*)?-\s*1\s*\]"),
+     " earlier outputs "),
+    (re.compile(r"\b(?:out|outs|output|outputs|y|o|res|result|results)\w*\s*\[\s*(?:[tnl]\s*)?-\s*1\s*\]"), " last output "),
+    (re.compile(r"\bx\w*\s*\[\s*(?:[tnl]\s*)?-\s*1\s*\]"), " last input "),
     # "token T-1", "position n-1": the last token, said with the index after its noun.
     (re.compile(r"\b(tokens?|positions?|inputs?|rows?|outputs?)\s+[tnl]\s*-\s*1\b"), r" last \1 "),
     (re.compile(r"\b[tnl]\s*-\s*1\b"), " last "),
@@ -173,7 +179,7 @@ def normalise(text: str) -> str:
     for a, b in (("\u2019", "'"), ("\u2018", "'"), ("\u2212", "-"), ("\u2013", "-"), ("\u2014", " , "),
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
                  ("\u22c5", " dot "), ("\u2192", " , "), ("\u21d2", " , "), ("=>", " , "), ("->", " , "), ("\u2190", " , "), ("<-", " , "), ("+=", " rises by "), ("-=", " falls by "), ("\u2248", " "),
-                 ("\u2260", " is not "), ("!=", " is not "),
+                 ("\u2260", " is not "), ("!=", " is not "), ("==", " equals "),
                  # Code's matrix product: "A @ V" multiplies the weights into the values, "q @ k.T" the query into the keys.
                  ("@", " times ")):
         text = text.replace(a, b)

@@ -242,3 +242,80 @@ def test_the_first_row_point_alone_is_partial(text):
 ])
 def test_the_first_row_beside_a_leak_stays_incorrect(text):
     assert verdict(DIAGONAL, text) == "incorrect"
+
+
+# ---- row sums: masking after the softmax said to keep rows summing to one --------------------------
+
+INTERVENTION = "Change only the last input and check that the earlier outputs stay exactly the same."
+
+
+@pytest.mark.parametrize("text", [
+    "because the rows also sum to one when you mask after the softmax",  # blind8
+    f"Masking the weights after softmax still leaves each row summing to 1, so sums can't detect it. {INTERVENTION}",
+    f"If you apply the mask after the softmax the rows still add up to one. {INTERVENTION}",
+])
+def test_rows_masked_after_softmax_said_to_sum_to_one_is_a_wrong_claim(text):
+    # Zeroing future weights after the softmax leaves rows that sum to less than one (0.14, 0.43, 1 in the lab).
+    assert verdict(ROWS, text) == "incorrect", judge(ROWS, text).feedback
+
+
+@pytest.mark.parametrize("text", [
+    f"Masking after the softmax leaves rows that no longer sum to one; a leaky mask before it still sums to one. "
+    f"{INTERVENTION}",
+    f"The mask goes before the softmax; after the softmax every row sums to one even with a leak. {INTERVENTION}",
+    f"Mask after the softmax and the rows sum to less than one, but a leaky mask still gives sums of one. {INTERVENTION}",
+])
+def test_masking_after_softmax_described_rightly_costs_nothing(text):
+    assert verdict(ROWS, text) == "correct", judge(ROWS, text).feedback
+
+
+# ---- row sums: the sums point and the intervention in looser or terser words ------------------------
+
+@pytest.mark.parametrize("text", [
+    "Row sums equal 1 in the zero-score bug too, so the check passes while the first position sees all 3 tokens.",  # blind8
+    "The rows add up to 1 for the leaky mask as well, so that check cannot tell.",
+    "A normalization-only test misses the bug. You should test for the absence of future influence.",  # blind8
+    "A sum check would not catch the leak.",
+])
+def test_sums_point_in_looser_words_is_partial(text):
+    assert verdict(ROWS, text) == "partial", judge(ROWS, text).feedback
+
+
+@pytest.mark.parametrize("text", [
+    "Rows summing to one proves the mask is causal.",
+    "A sum check would catch the leak.",
+])
+def test_sums_said_to_catch_the_leak_earn_nothing(text):
+    assert verdict(ROWS, text) != "correct"
+    assert "sums-insufficient" not in judge(ROWS, text).matched
+
+
+@pytest.mark.parametrize("text", [
+    "Change a future token and see if the earlier outputs change. If they dont, the mask works.",  # blind8
+    "Edit the last input and check whether earlier outputs move; if they do not, it is causal.",
+    "Perturb only the final token and look at whether the earlier rows change. If not, the mask is fine.",
+])
+def test_an_intervention_with_its_verdict_in_a_condition_is_read(text):
+    res = judge(ROWS, text)
+    assert "intervention" in res.matched, res.feedback
+    assert res.verdict == "partial"
+
+
+def test_an_intervention_read_backwards_in_its_condition_is_not_credited():
+    res = judge(ROWS, "Change a future token and see if the earlier outputs change. If they do, the mask works.")
+    assert "intervention" not in res.matched and res.verdict != "correct"
+
+
+@pytest.mark.parametrize("text", [
+    "row sums measure normalization; causality = no dependence on future inputs. intervention: x2 = x with x[T-1] "
+    "changed; assert out[:T-1] == out2[:T-1]; then remove the mask as a negative control, which should show a "
+    "difference",  # blind8
+    "sums only check normalisation. x[-1] modified -> y[:-1] == y_new[:-1] must hold.",
+])
+def test_an_intervention_in_code_notation_is_read(text):
+    assert verdict(ROWS, text) == "correct", judge(ROWS, text).feedback
+
+
+def test_code_that_compares_the_last_output_is_not_the_intervention():
+    res = judge(ROWS, "sums only check normalisation. x[-1] modified -> y[-1] == y_new[-1] must hold.")
+    assert res.verdict != "correct"
