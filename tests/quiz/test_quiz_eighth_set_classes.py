@@ -319,3 +319,45 @@ def test_an_intervention_in_code_notation_is_read(text):
 def test_code_that_compares_the_last_output_is_not_the_intervention():
     res = judge(ROWS, "sums only check normalisation. x[-1] modified -> y[-1] == y_new[-1] must hold.")
     assert res.verdict != "correct"
+
+
+# ---- false praise: the attention map said to show the predicted word ------------------------------
+
+RANGES = ("Attention weights are a distribution over positions in the sequence, used to mix values; next-token "
+          "probabilities are over the vocabulary, from the output layer.")
+
+
+@pytest.mark.parametrize("text", [
+    "Attention weights sum to 1 like probabilities but over the T positions; the heatmap is the explanation of the "
+    "answer, it shows which word the model predicts.",  # blind8
+    f"{RANGES} The brightest cell of the attention map tells you what token comes next.",
+    f"{RANGES} So the attention weights reveal which word will be output.",
+])
+def test_the_attention_map_said_to_show_the_prediction_is_a_wrong_claim(text):
+    # A row says where a position reads from; which word comes next is decided later, by the output layer.
+    assert verdict(WEIGHTS, text) == "incorrect", judge(WEIGHTS, text).feedback
+
+
+@pytest.mark.parametrize("text", [
+    f"{RANGES} The heatmap does not show which word the model predicts.",
+    f"{RANGES} The heatmap shows which earlier words each position reads from.",
+    RANGES,
+])
+def test_the_attention_map_read_as_routing_costs_nothing(text):
+    assert verdict(WEIGHTS, text) == "correct", judge(WEIGHTS, text).feedback
+
+
+# ---- attention said to mix information: the positions point in loose words -------------------------
+
+@pytest.mark.parametrize("text", [
+    "attention mixes information, its not a prediction. the prediction comes later.",  # blind8
+    "Attention just blends content from around the sequence; it predicts nothing.",
+    "The weights combine the information of the tokens.",
+])
+def test_attention_mixing_information_is_the_positions_point(text):
+    res = judge(WEIGHTS, text)
+    assert res.verdict == "partial" and "over-positions" in res.matched, res.feedback
+
+
+def test_attention_mixing_the_prediction_earns_nothing():
+    assert "over-positions" not in judge(WEIGHTS, "Attention mixes the predictions of the next word.").matched
