@@ -108,7 +108,7 @@ def quiz_lines() -> list[str]:
     agree7, sampled7 = second_labeller(QUIZ_DIR / "quiz_blind7_answers.yaml", QUIZ_DIR / "quiz_blind7_second_labels.yaml")
     agree8, sampled8 = second_labeller(QUIZ_DIR / "quiz_blind8_answers.yaml", QUIZ_DIR / "quiz_blind8_second_labels.yaml")
     lines = [*blind_agreement(quiz, QUIZ_DIR / "quiz_blind8_answers.yaml").lines(
-                 "Eighth blind set (quiz_blind8_answers.yaml, the blind measure: never tuned on)"),
+                 "Eighth blind set (quiz_blind8_answers.yaml, blind measure 142/165, a tuning set since 2026-12-02)"),
              f"Second labeller on {sampled8} of the eighth set's answers: {agree8}/{sampled8} agree with the first",
              *blind_agreement(quiz, QUIZ_DIR / "quiz_blind7_answers.yaml").lines(
                  "Seventh blind set (quiz_blind7_answers.yaml, blind measure 143/168, a tuning set since 2026-12-02)"),
@@ -232,9 +232,13 @@ def quiz_markdown(lines: list[str]) -> list[str]:
         "three ways (correct-or-not 152/168, 3 wrong answers judged correct, 1 undetermined; measured once, 2026-12-02",
         "06:55 UTC, on the judge after the tuning on the sixth set); on 2026-12-02 it became a tuning set, fixed by class",
         "the same way (tests/quiz/test_quiz_seventh_set_classes.py), so its figure above is no blind estimate: its one",
-        "answer judged correct against a partial label is nearly blind4's answer labelled correct there. The blind",
-        "measure is the eighth set (blind8): 142/165 = 86.1% three ways (correct-or-not 155/165, 4 wrong answers judged",
-        "correct, 2 undetermined; measured once, 2026-12-02 07:17 UTC; issue 26's 90% and no-false-praise targets not met).",
+        "answer judged correct against a partial label is nearly blind4's answer labelled correct there. The eighth set",
+        "(blind8, 165 answers, written the same way while the judge was tuned on the seventh) was the blind measure at",
+        "142/165 = 86.1% three ways (correct-or-not 155/165, 4 wrong answers judged correct, 2 undetermined; measured",
+        "once, 2026-12-02 07:17 UTC); on 2026-12-02 it became a tuning set, fixed by class the same way",
+        "(tests/quiz/test_quiz_eighth_set_classes.py), so its figure above is no blind estimate: its one answer judged",
+        "correct against a partial label lacks only the first-row remark, optional on every other table. The blind",
+        "measure is the ninth set (blind9), once measured.",
         "",
     ]
 

@@ -282,6 +282,19 @@ def _fits(numbers: list[float], target: NumericTarget, broadcast: bool) -> bool:
     return any(_close_to(w, c, target) for w in windows for c in candidates)
 
 
+# What a conclusion introduces is the answer; the numbers before it were working ("[8, 6]/3... so [2.67, 3]").
+_CONCLUSION = re.compile(r"\b(?:so|thus|hence|therefore|i e)\b")
+
+
+def _concluded(seg: str, n: int) -> list[float]:
+    """The numbers of a labelled segment; only those after its last conclusion word when they are all of a
+    vector target's n values."""
+    ends = [m.end() for m in _CONCLUSION.finditer(seg)]
+    if n > 1 and ends and len(tail := numbers_in(seg[ends[-1]:])) == n:
+        return tail
+    return numbers_in(seg)
+
+
 def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
     """For each target: (correct, what the learner seems to have written)."""
     norm = normalise(text)
@@ -299,7 +312,7 @@ def judge_numbers(item: NumericItem, text: str) -> dict[str, tuple[bool, str]]:
     offset = 0
     for t in item.targets:
         if t.name in segs:
-            said = [(numbers_in(seg), words) for seg, words in segs[t.name]]
+            said = [(_concluded(seg, len(t.values)), words) for seg, words in segs[t.name]]
             if any(_uniform(nums, t, words) for nums, words in said):
                 out[t.name] = (True, "equal shares")
                 continue
@@ -365,6 +378,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
                 lines.append(f"✗ {t.label}: {t.feedback} (read from your answer: {shown})")
     alone: list[str] = []
     undecided_points: list[KeyPoint] = []
+    credited = doc.credited()  # a point said only under a doubt ("not sure why ...") is not made
     for kp in item.key_points:
         total += kp.weight
         if (words := contradicted(kp, doc)) is not None:
@@ -372,7 +386,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
             required_ok = required_ok and not kp.required
             alone.append(kp.id)
             lines.append(f'! "{words}": not by itself. {kp.text}')
-        elif recognised(kp, doc):
+        elif recognised(kp, credited):
             earned += kp.weight
             required_made += kp.required
             matched.append(kp.id)
@@ -496,7 +510,12 @@ def chosen_option(item: ChoiceItem, text: str) -> list[str]:
 _INTERCHANGEABLE = re.compile(
     r"\beither (?:\w+ )?(?:works?|is fine|would work|would do|is ok)\b|\bdoes not matter (?:which|what)\b"
     r"|\bwould (?:also )?work (?:just )?as well\b|\bboth (?:would )?(?:work|are fine|are correct)\b"
-    r"|\b(?:would|will) also (?:be fine|work)\b|\bany (?:\w+ )?(?:works|would work|would do)\b")
+    r"|\b(?:would|will) also (?:be fine|work)\b|\bany (?:\w+ )?(?:works|would work|would do)\b"
+    # Another option or axis said to give the same numbers ("B would give the same result", "axis -2 is equivalent"),
+    # with no denial between them ("B would not give the same result" is a contrast).
+    r"|(?:\b[b-d]\b|\b(?:dim|axis) -?\d\b|\bthe other (?:one|axis|option)\b)(?:(?!\bnot\b|\bnever\b)[^.;,]){0,30}?"
+    r"\b(?:(?:gives?|produces?|yields?|returns?) (?:the )?(?:same|identical|equivalent)"
+    r"|(?:is|are|would be) (?:just )?(?:equivalent|interchangeable|the same))\b")
 
 
 def _judge_choice(item: ChoiceItem, text: str) -> ItemResult:

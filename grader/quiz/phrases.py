@@ -117,6 +117,12 @@ _INDICES = [
     (re.compile(r"\b[a-z]\s*(?:<=|=<|\u2264)\s*[a-z]\b"), " positions up to i "),
     (re.compile(r"\b[a-z]\s*<\s*[a-z]\b"), " earlier positions "),
     (re.compile(r"\b[a-z]\s*>\s*[a-z]\b"), " later positions "),
+    # Code's slices and indices: "out[:T-1]", "y_new[:-1]" are the earlier outputs, "y[-1]" the last one, "x[T-1]" and
+    # "x[-1]" the last input.
+    (re.compile(r"\b(?:out|outs|output|outputs|y|o|res|result|results)\w*\s*\[\s*0?\s*:\s*(?:[tnl]\s*)?-\s*1\s*\]"),
+     " earlier outputs "),
+    (re.compile(r"\b(?:out|outs|output|outputs|y|o|res|result|results)\w*\s*\[\s*(?:[tnl]\s*)?-\s*1\s*\]"), " last output "),
+    (re.compile(r"\bx\w*\s*\[\s*(?:[tnl]\s*)?-\s*1\s*\]"), " last input "),
     # "token T-1", "position n-1": the last token, said with the index after its noun.
     (re.compile(r"\b(tokens?|positions?|inputs?|rows?|outputs?)\s+[tnl]\s*-\s*1\b"), r" last \1 "),
     (re.compile(r"\b[tnl]\s*-\s*1\b"), " last "),
@@ -154,13 +160,26 @@ def _vulgar(m: re.Match) -> str:
     return f" {value.numerator}/{value.denominator} " if value.denominator != 1 else f" {value.numerator} "
 
 
+_PLAIN_NUMBER = r"[+-]?(?:\d+(?:\.\d+)?|\.\d+)"
+# A vector over a divisor, "[1, 1, 1]/3" or "(8, 6)/3": each entry divided, "[1/3, 1/3, 1/3]".
+_VECTOR_OVER = re.compile(rf"[\[(]\s*({_PLAIN_NUMBER}(?:\s*,\s*{_PLAIN_NUMBER})+)\s*[\])]\s*/\s*(\d+(?:\.\d+)?)(?![\d.]*\w)")
+# Three or more numbers joined by slashes list them ("0.33/0.33/0.33"); a fraction has one slash.
+_SLASHED_LIST = re.compile(rf"(?<![\w./]){_PLAIN_NUMBER}(?:\s*/\s*{_PLAIN_NUMBER}){{2,}}(?![\w./])")
+
+
+def _vector_over(m: re.Match) -> str:
+    return "[" + ", ".join(f"{x.strip()}/{m.group(2)}" for x in m.group(1).split(",")) + "]"
+
+
 def normalise(text: str) -> str:
     """Lower-case, ASCII punctuation, contractions expanded, word-joining hyphens split."""
     text = _VULGAR.sub(_vulgar, text.lower())
+    text = _VECTOR_OVER.sub(_vector_over, text)
+    text = _SLASHED_LIST.sub(lambda m: ", ".join(x.strip() for x in m.group().split("/")), text)
     for a, b in (("\u2019", "'"), ("\u2018", "'"), ("\u2212", "-"), ("\u2013", "-"), ("\u2014", " , "),
                  ("\u221e", " infinity "), ("\u221a", " sqrt "), ("\u00d7", " times "), ("\u00b7", " dot "),
                  ("\u22c5", " dot "), ("\u2192", " , "), ("\u21d2", " , "), ("=>", " , "), ("->", " , "), ("\u2190", " , "), ("<-", " , "), ("+=", " rises by "), ("-=", " falls by "), ("\u2248", " "),
-                 ("\u2260", " is not "), ("!=", " is not "),
+                 ("\u2260", " is not "), ("!=", " is not "), ("==", " equals "),
                  # Code's matrix product: "A @ V" multiplies the weights into the values, "q @ k.T" the query into the keys.
                  ("@", " times ")):
         text = text.replace(a, b)
@@ -268,9 +287,9 @@ class Doc:
 
     `vocabulary` (the quiz's own words) corrects misspellings before anything is matched."""
 
-    def __init__(self, raw: str, vocabulary: frozenset[str] = frozenset()):
+    def __init__(self, raw: str, vocabulary: frozenset[str] = frozenset(), *, text: str | None = None):
         self.raw = raw
-        self.text = correct_spelling(normalise(raw), vocabulary)
+        self.text = correct_spelling(normalise(raw), vocabulary) if text is None else text
         self.tokens = [Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(self.text)]
         self.sentence: list[int] = []  # sentence number of each token
         n = 0
@@ -278,6 +297,35 @@ class Doc:
             self.sentence.append(n)
             n += tok.text in _SENTENCE_END
         self.retracted = self._retracted()
+        self._credited: Doc | None = None
+
+    def hedged_at(self, i: int) -> bool:
+        """A doubt opens at token i: "not sure", "not 100% certain", "unsure", "no idea" (no denial of what follows:
+        "not sure what is mixed, maybe the keys" still guesses the keys)."""
+        words = [t.text for t in self.tokens[i:i + 3]]
+        if words[:1] == ["unsure"] or words[:2] == ["no", "idea"]:
+            return True
+        return self._hedge(i)
+
+    def credited(self) -> Doc:
+        """The answer less what it says under a doubt, up to the clause's end: a point said only there is not made
+        ("not sure why they do not prove it")."""
+        if self._credited is None:
+            cut: list[tuple[int, int]] = []
+            i = 0
+            while i < len(self.tokens):
+                if self.hedged_at(i):
+                    j = i
+                    while j < len(self.tokens) and self.tokens[j].text not in _CLAUSE_END:
+                        j += 1
+                    cut.append((self.tokens[i].start, self.tokens[j - 1].end))
+                    i = j
+                i += 1
+            text = self.text
+            for start, end in reversed(cut):
+                text = text[:start] + text[end:]
+            self._credited = self if not cut else Doc(self.raw, text=re.sub(r"\s+", " ", text).strip())
+        return self._credited
 
     def _retracted(self) -> frozenset[int]:
         """Tokens of a question that the next sentence denies ("The weights are unchanged? Not at all")."""
@@ -464,7 +512,8 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
     for n in range(max(0, hit.start - NEGATION_WINDOW), hit.end):
         clause += n > 0 and doc.tokens[n - 1].text in _CLAUSE_END
         word = doc.tokens[n].text
-        if n in hit.consumed or not (word in NEGATORS or any(_atom_matches(e, word) for e in extra)):
+        if n in hit.consumed or not (word in NEGATORS or any(_atom_matches(e, word) for e in extra)) \
+                or (word in ("not", "no") and doc.hedged_at(n)):
             continue
         # "without" takes only its own object ("without a mask"), never the clause after it
         # ("without it the dot products grow" states that they grow).
@@ -764,6 +813,9 @@ def said_alone(doc: Doc, groups: list[list[Phrasing]]) -> str | None:
         elif word in _AFTER_NP and n > 0 and n - 1 in owner:
             named, first = phrase(n - 1, -1)
             span = (first, n)
+            before = first - 1 - (first > 1 and toks[first - 1] in _ARTICLES)
+            if before >= 0 and toks[before].startswith(("leav", "left")):
+                continue  # "leave the queries alone": untouched, no claim that they act alone
         elif word in _AFTER_NP and n > 0:
             # Said at the end of its clause ("the keys decide the weights alone"): of what the clause names before
             # it ("the query compared with the keys sets the weights by itself" names both).

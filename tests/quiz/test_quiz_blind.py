@@ -99,14 +99,22 @@ def test_the_seventh_set_now_a_tuning_set():
 
 # Written the same way while the judge was tuned on blind7, frozen (committed) before it was first run; a second
 # labeller agreed on 52/55 of a sample. Its blind measure, taken once on the judge after the blind7 tuning:
-# 142/165 = 86.1% three ways, correct-or-not 155/165, four incorrect answers judged correct, 2 undetermined. The
-# floors hold that measure (issue 26's targets, 90% and no false praise, are not met by it).
-def test_the_eighth_blind_set_as_measured():
+# 142/165 = 86.1% three ways, correct-or-not 155/165, four incorrect answers judged correct, 2 undetermined. On
+# 2026-12-02 it became a tuning set (its disagreements read and fixed by class, tests/quiz/test_quiz_eighth_set_classes.py);
+# its floors are what the judge reaches on it now (161/165, correct-or-not 164/165), which is no blind estimate:
+# blind9, once measured, is. The one answer judged correct against a partial label lacks only the first-row point,
+# which this labeller counts as required and every other table as optional (docs/quiz.md).
+BLIND8_LABEL_CONFLICT = ("At position i we try to predict token i+1. Token i is part of the prefix we already have, so "
+                         "j=i is past/present not future. (I guess masking it would be over-strict?)")
+
+
+def test_the_eighth_set_now_a_tuning_set():
     result = blind_agreement(QUIZ, BLIND.with_name("quiz_blind8_answers.yaml"))
-    print("\n" + "\n".join(result.lines("quiz_blind8_answers.yaml (blind)")))
+    print("\n" + "\n".join(result.lines("quiz_blind8_answers.yaml (a tuning set)")))
     assert result.n == 165
-    assert result.agree >= 142 and result.binary >= 155
-    assert len([m for m in result.misses if m[2] == "correct"]) <= 4
+    assert result.agree >= 161 and result.binary >= 164
+    # No wrong or partial answer judged correct but the one whose label the other tables contradict.
+    assert [m[3] for m in result.misses if m[2] == "correct"] in ([], [BLIND8_LABEL_CONFLICT])
     assert result.undetermined / result.n <= 0.05
 
 
