@@ -118,7 +118,7 @@ def test_the_eighth_set_now_a_tuning_set():
     assert result.undetermined / result.n <= 0.05
 
 
-@pytest.mark.parametrize("n", [3, 4, 5, 6, 7, 8])
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 7, 8, 9])
 def test_second_labeller_on_a_later_blind_set(n):
     agree, sampled = second_labeller(BLIND.with_name(f"quiz_blind{n}_answers.yaml"),
                                      BLIND.with_name(f"quiz_blind{n}_second_labels.yaml"))
@@ -164,4 +164,17 @@ def test_labelled_set_agreement(name, agree, binary):
     assert result.n >= 100
     assert result.agree >= agree and result.binary >= binary
     assert not [m for m in result.misses if m[2] == "correct"]  # no wrong or partial answer judged correct
+    assert result.undetermined / result.n <= 0.05
+
+
+# Written the same way while the judge was tuned on blind8, frozen (committed) before it was first run; a second
+# labeller agreed on 59/59 of a sample. Its blind measure, taken once on the judge after the blind8 tuning:
+# 154/176 = 87.5% three ways, correct-or-not 162/176, five wrong or partial answers judged correct, 1 undetermined.
+# The floors hold that measure (issue 26's targets, 90% and no false praise, are not met by it).
+def test_the_ninth_blind_set_as_measured():
+    result = blind_agreement(QUIZ, BLIND.with_name("quiz_blind9_answers.yaml"))
+    print("\n" + "\n".join(result.lines("quiz_blind9_answers.yaml (blind)")))
+    assert result.n == 176
+    assert result.agree >= 154 and result.binary >= 162
+    assert len([m for m in result.misses if m[2] == "correct"]) <= 5
     assert result.undetermined / result.n <= 0.05
