@@ -6,23 +6,9 @@ so that they check the mechanism, not one answer. Every rule that can make a ver
 controls: a wrong answer in similar words stays not correct."""
 
 import pytest
+from support.quiz_items import AXIS, CHANGE, DIAGONAL, MIXES, ROWS, WEIGHTS, ZERO, verdict
 
 from grader.quiz.judge import judge
-from grader.quiz.load import DEFAULT_QUIZ, load_quiz
-
-QUIZ = load_quiz(DEFAULT_QUIZ)
-MIXES = QUIZ.item("what-mixes")
-DIAGONAL = QUIZ.item("diagonal")
-AXIS = QUIZ.item("softmax-axis")
-ZERO = QUIZ.item("zero-queries")
-CHANGE = QUIZ.item("value-change")
-ROWS = QUIZ.item("row-sums-vs-causality")
-WEIGHTS = QUIZ.item("weights-vs-probabilities")
-
-
-def verdict(item, text):
-    return judge(item, text).verdict
-
 
 # ---- false praise: the right letter beside another option said to give the same result -------------
 

@@ -4,16 +4,9 @@ Each class is fixed by a general mechanism and each test here failed before its 
 for these tests (none is a labelled set's answer), so that they check the mechanism, not one answer."""
 
 import pytest
+from support.quiz_items import CHANGE, MIXES, QUIZ, ROWS, ZERO
 
 from grader.quiz.judge import judge
-from grader.quiz.load import DEFAULT_QUIZ, load_quiz
-
-QUIZ = load_quiz(DEFAULT_QUIZ)
-MIXES = QUIZ.item("what-mixes")
-ROWS = QUIZ.item("row-sums-vs-causality")
-VALUE_CHANGE = QUIZ.item("value-change")
-ZERO = QUIZ.item("zero-queries")
-
 
 # ---- wrong vectors mixed after a right point ---------------------------------------------------
 
@@ -160,12 +153,12 @@ def test_working_that_ends_on_a_wrong_result_is_not_praised():
     "The shares come from the queries and keys, none of which changed. The first coordinate rises by 1.",
 ])
 def test_the_weights_unchanged_said_with_the_reason_or_the_symbol(text):
-    res = judge(VALUE_CHANGE, text)
+    res = judge(CHANGE, text)
     assert res.verdict == "correct", res.feedback
 
 
 def test_a_changed_named_a_is_not_unchanged():
-    res = judge(VALUE_CHANGE, "So A is different now. The first coordinate rises by 1.")
+    res = judge(CHANGE, "So A is different now. The first coordinate rises by 1.")
     assert res.verdict != "correct", res.feedback
 
 

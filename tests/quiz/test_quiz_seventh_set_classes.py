@@ -5,17 +5,9 @@ for these tests (none is a labelled set's answer, unless said), so that they che
 each class has negative controls."""
 
 import pytest
+from support.quiz_items import DIAGONAL, MIXES, ROWS, SCALING, WEIGHTS
 
 from grader.quiz.judge import judge
-from grader.quiz.load import DEFAULT_QUIZ, load_quiz
-
-QUIZ = load_quiz(DEFAULT_QUIZ)
-MIXES = QUIZ.item("what-mixes")
-DIAGONAL = QUIZ.item("diagonal")
-SCALING = QUIZ.item("scaling")
-ROWS = QUIZ.item("row-sums-vs-causality")
-WEIGHTS = QUIZ.item("weights-vs-probabilities")
-
 
 # ---- false praise: the query-key scores said to be symmetric -----------------------------------
 

@@ -4,19 +4,9 @@ Each class is fixed by a general mechanism and each test here failed before its 
 for these tests (none is a labelled set's answer, unless said), so that they check the mechanism, not one answer."""
 
 import pytest
+from support.quiz_items import AXIS, DIAGONAL, MIXES, ROWS, SCALING, WEIGHTS, ZERO
 
 from grader.quiz.judge import judge
-from grader.quiz.load import DEFAULT_QUIZ, load_quiz
-
-QUIZ = load_quiz(DEFAULT_QUIZ)
-MIXES = QUIZ.item("what-mixes")
-DIAGONAL = QUIZ.item("diagonal")
-AXIS = QUIZ.item("softmax-axis")
-SCALING = QUIZ.item("scaling")
-ZERO = QUIZ.item("zero-queries")
-ROWS = QUIZ.item("row-sums-vs-causality")
-WEIGHTS = QUIZ.item("weights-vs-probabilities")
-
 
 # ---- false praise: the axis named by what sums to one -------------------------------------------
 
