@@ -96,6 +96,11 @@ _SYMBOLS = [
     # "R^T", "R^{|V|}": a vector of one entry per position, or per vocabulary word (T is the sequence length).
     (re.compile(r"\b(?:in\s+)?[r\u211d]\s*\^\s*\{?\s*\|\s*v\s*\|\s*\}?"), " over the vocabulary "),
     (re.compile(r"\b(?:in\s+)?[r\u211d]\s*\^\s*\{?[tn]\}?(?![\w|]|\s*(?:x|\*|times)\b)"), " over positions "),
+    # A comparison with a number said in words ("sums < 1" is "less than 1"), so its words are read as said.
+    (re.compile(r"(?:<=|=<|\u2264)\s*(?=[+-]?\.?\d)"), " at most "),
+    (re.compile(r"(?:>=|\u2265)\s*(?=[+-]?\.?\d)"), " at least "),
+    (re.compile(r"<\s*(?=[+-]?\.?\d)"), " less than "),
+    (re.compile(r">\s*(?=[+-]?\.?\d)"), " more than "),
 ]
 _TOKEN = re.compile(
     r"[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?:/\d+(?:\.\d+)?)?"  # numbers, fractions included

@@ -250,6 +250,9 @@ def test_rows_masked_after_softmax_said_to_sum_to_one_is_a_wrong_claim(text):
     f"{INTERVENTION}",
     f"The mask goes before the softmax; after the softmax every row sums to one even with a leak. {INTERVENTION}",
     f"Mask after the softmax and the rows sum to less than one, but a leaky mask still gives sums of one. {INTERVENTION}",
+    # The same in symbols (found walking a learner through the quiz with blind9's #144, after blind9's one measure).
+    f"A leaky mask still gives rows summing to 1. Masking after softmax gives sums < 1, that one you would catch. "
+    f"{INTERVENTION}",
 ])
 def test_masking_after_softmax_described_rightly_costs_nothing(text):
     assert verdict(ROWS, text) == "correct", judge(ROWS, text).feedback

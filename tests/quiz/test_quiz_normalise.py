@@ -95,3 +95,17 @@ def test_misspelt_label_still_labels_its_number():
 ])
 def test_symbols_and_units(a, b):
     assert normalise(a) == normalise(b)
+
+
+@pytest.mark.parametrize("text, said", [
+    ("masking after softmax gives sums < 1", "gives sums less than 1"),
+    ("at least one allowed position per row (>= 1)", "at least 1"),
+    ("row sums <= 1", "row sums at most 1"),
+])
+def test_a_comparison_with_a_number_is_read_in_words(text, said):
+    assert said in normalise(text)
+
+
+@pytest.mark.parametrize("text, said", [("j < i", "earlier positions"), ("j <= i", "positions up to i")])
+def test_comparisons_of_indices_keep_their_meaning(text, said):
+    assert said in normalise(text)
