@@ -92,6 +92,18 @@ def grade_folder(folder: Path, expected: Path):
 
 QUIZ_DIR = ROOT / "tests" / "quiz"
 
+# The later blind sets, the latest first: each was the blind measure once, then tuned on (docs/quiz.md).
+_BLIND_SETS = [
+    (9, "ninth", "the blind measure: 154/176 when measured once, 2026-12-02"),
+    (8, "eighth", "blind measure 142/165, a tuning set since 2026-12-02"),
+    (7, "seventh", "blind measure 143/168, a tuning set since 2026-12-02"),
+    (6, "sixth", "blind measure 138/166, a tuning set since 2026-12-02"),
+    (5, "fifth", "blind measure 136/153, a tuning set since 2026-12-02"),
+    (4, "fourth", "blind measure 140/161, a tuning set since 2026-12-02"),
+    (3, "third", "blind measure 121/142, a tuning set since 2026-12-02"),
+    (2, "second", "blind measure 94/112, a tuning set since 2026-12-01"),
+]
+
 
 def quiz_lines() -> list[str]:
     """The quiz judge against teachers' labels, the latest set first (each tuned on once measured blind)."""
@@ -99,38 +111,20 @@ def quiz_lines() -> list[str]:
     from grader.quiz.load import DEFAULT_QUIZ, load_quiz
 
     quiz = load_quiz(DEFAULT_QUIZ)
+    lines: list[str] = []
+    # (file's number, ordinal, what it is now), the latest first; a set with a second labeller says so.
+    for n, nth, status in _BLIND_SETS:
+        answers = QUIZ_DIR / f"quiz_blind{n}_answers.yaml"
+        lines += blind_agreement(quiz, answers).lines(f"{nth.capitalize()} blind set ({answers.name}, {status})")
+        if (second := QUIZ_DIR / f"quiz_blind{n}_second_labels.yaml").exists():
+            agree, sampled = second_labeller(answers, second)
+            lines.append(f"Second labeller on {sampled} of the {nth} set's answers: {agree}/{sampled} agree with the first")
     blind = QUIZ_DIR / "quiz_blind_answers.yaml"
     agree, sampled = second_labeller(blind, QUIZ_DIR / "quiz_blind_second_labels.yaml")
-    agree3, sampled3 = second_labeller(QUIZ_DIR / "quiz_blind3_answers.yaml", QUIZ_DIR / "quiz_blind3_second_labels.yaml")
-    agree4, sampled4 = second_labeller(QUIZ_DIR / "quiz_blind4_answers.yaml", QUIZ_DIR / "quiz_blind4_second_labels.yaml")
-    agree5, sampled5 = second_labeller(QUIZ_DIR / "quiz_blind5_answers.yaml", QUIZ_DIR / "quiz_blind5_second_labels.yaml")
-    agree6, sampled6 = second_labeller(QUIZ_DIR / "quiz_blind6_answers.yaml", QUIZ_DIR / "quiz_blind6_second_labels.yaml")
-    agree7, sampled7 = second_labeller(QUIZ_DIR / "quiz_blind7_answers.yaml", QUIZ_DIR / "quiz_blind7_second_labels.yaml")
-    agree8, sampled8 = second_labeller(QUIZ_DIR / "quiz_blind8_answers.yaml", QUIZ_DIR / "quiz_blind8_second_labels.yaml")
-    lines = [*blind_agreement(quiz, QUIZ_DIR / "quiz_blind8_answers.yaml").lines(
-                 "Eighth blind set (quiz_blind8_answers.yaml, blind measure 142/165, a tuning set since 2026-12-02)"),
-             f"Second labeller on {sampled8} of the eighth set's answers: {agree8}/{sampled8} agree with the first",
-             *blind_agreement(quiz, QUIZ_DIR / "quiz_blind7_answers.yaml").lines(
-                 "Seventh blind set (quiz_blind7_answers.yaml, blind measure 143/168, a tuning set since 2026-12-02)"),
-             f"Second labeller on {sampled7} of the seventh set's answers: {agree7}/{sampled7} agree with the first",
-             *blind_agreement(quiz, QUIZ_DIR / "quiz_blind6_answers.yaml").lines(
-                 "Sixth blind set (quiz_blind6_answers.yaml, blind measure 138/166, a tuning set since 2026-12-02)"),
-             f"Second labeller on {sampled6} of the sixth set's answers: {agree6}/{sampled6} agree with the first",
-             *blind_agreement(quiz, QUIZ_DIR / "quiz_blind5_answers.yaml").lines(
-                 "Fifth blind set (quiz_blind5_answers.yaml, blind measure 136/153, a tuning set since 2026-12-02)"),
-             f"Second labeller on {sampled5} of the fifth set's answers: {agree5}/{sampled5} agree with the first",
-             *blind_agreement(quiz, QUIZ_DIR / "quiz_blind4_answers.yaml").lines(
-                 "Fourth blind set (quiz_blind4_answers.yaml, blind measure 140/161, a tuning set since 2026-12-02)"),
-             f"Second labeller on {sampled4} of the fourth set's answers: {agree4}/{sampled4} agree with the first",
-             *blind_agreement(quiz, QUIZ_DIR / "quiz_blind3_answers.yaml").lines(
-                 "Third blind set (quiz_blind3_answers.yaml, blind measure 121/142, a tuning set since 2026-12-02)"),
-             f"Second labeller on {sampled3} of the third set's answers: {agree3}/{sampled3} agree with the first",
-             *blind_agreement(quiz, QUIZ_DIR / "quiz_blind2_answers.yaml").lines(
-                 "Second blind set (quiz_blind2_answers.yaml, blind measure 94/112, a tuning set since 2026-12-01)"),
-             *blind_agreement(quiz, blind).lines(
-                 "First blind set (quiz_blind_answers.yaml, blind when first measured, then tuned on)"),
-             *follow_up_agreement(quiz, blind).lines("Blind set, follow-up replies"),
-             f"Second labeller on {sampled} of the blind answers: {agree}/{sampled} agree with the first"]
+    lines += [*blind_agreement(quiz, blind).lines(
+                  "First blind set (quiz_blind_answers.yaml, blind when first measured, then tuned on)"),
+              *follow_up_agreement(quiz, blind).lines("Blind set, follow-up replies"),
+              f"Second labeller on {sampled} of the blind answers: {agree}/{sampled} agree with the first"]
     modelled = QUIZ_DIR / "quiz_modelled_answers.yaml"
     if modelled.exists():
         lines += blind_agreement(quiz, modelled).lines(
