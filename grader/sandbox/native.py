@@ -10,6 +10,8 @@ could see. So a child, right before the submission is imported, locks itself (`l
   call, memory read from an address), a new interpreter (a subinterpreter's own hooks would
   be empty), and a function's code swapped (the hook's own included); its code reads only its
   arguments and its constants, so nothing the submission can reach changes what it refuses;
+  a refused import raises ModuleNotFoundError and is recorded unless an installed library's own
+  file made it (a library that copes without ctypes goes on);
 - `torch.ops.load_library` and `torch.classes.load_library` are tripwires.
 A library of the submission's own never loads either way: the scratch areas are mounted noexec
 (`harden.new_root`) and `memfd_create` is refused (`syscalls.REFUSED`). Each refusal is recorded like a fused operator (`runner.FUSED_SEEN`), so `forbidden_api` names it.
@@ -24,7 +26,9 @@ the source (`grader.checks.native`) and then no check credits the file. Standard
 
 from __future__ import annotations
 
+import os
 import sys
+import sysconfig
 import types
 
 # The modules that reach native code from Python, by their top-level name.
@@ -32,22 +36,33 @@ MODULES = ("ctypes", "_ctypes", "cffi", "_cffi_backend", "_xxsubinterpreters", "
            "_testcapi", "_testinternalcapi", "_testmultiphase", "_testsinglephase")
 MARK = "is not allowed here: native code is refused in the sandbox; write the attention computation in PyTorch"
 
-# Compiled once, run by every audited event. Constants only: no global the submission could rebind
+# Compiled once per child, run by every audited event. Constants only: no global the submission could rebind
 # (builtins reached for recording may be, which only loses the record, never the refusal).
-_HOOK = f"""
+# A refused import raises ModuleNotFoundError, as the module's absence would: a library that tries one and copes
+# without it (dateutil's Windows time zones, reached by `import matplotlib.pyplot`) goes on as on a machine
+# without it. The import statement nearest the event decides whether it is recorded: in one of the installed
+# libraries' own files (importlib's machinery skipped) it is theirs, and costs the file nothing; anywhere else
+# (the submission, an exec'd string) it is the submission's, and `forbidden_api` names it.
+_HOOK = """
 def native_code_refused(event, args):
     if event.startswith("ctypes.") or event == "cpython.PyInterpreterState_New":
-        what = event
-    elif event == "import" and "".join((args[0],)).partition(".")[0] in {MODULES!r}:
-        what = "import " + "".join((args[0],))
+        what, refusal = event, RuntimeError
+    elif event == "import" and "".join((args[0],)).partition(".")[0] in {modules!r}:
+        what, refusal = "import " + "".join((args[0],)), ModuleNotFoundError
     elif event == "object.__setattr__" and args[1:2] == ("__code__",):
-        what = "a function's code replaced"
+        what, refusal = "a function's code replaced", RuntimeError
     else:
         return
     try:
+        if refusal is ModuleNotFoundError:
+            frame = __import__("sys")._getframe(1)
+            while frame is not None and "".join((frame.f_code.co_filename,)).startswith({machinery!r}):
+                frame = frame.f_back
+            if frame is not None and "".join((frame.f_code.co_filename,)).startswith({libraries!r}):
+                return
         __import__("sys").modules["grader.sandbox.runner"].FUSED_SEEN.append("native code: " + what)
     finally:
-        raise RuntimeError(what + " {MARK}")
+        raise refusal(what + " {mark}")
 """
 # "".join((name,)) is the name as an exact str: a str subclass's own partition or __eq__ decides nothing.
 
@@ -55,8 +70,12 @@ _locked = False
 
 
 def _hook() -> types.FunctionType:
+    paths = sysconfig.get_paths()
+    libraries = tuple(sorted({os.path.join(paths[key], "") for key in ("stdlib", "platstdlib", "purelib", "platlib")}))
+    machinery = ("<frozen importlib.", os.path.join(paths["stdlib"], "importlib", ""))
     scope: dict = {}
-    exec(compile(_HOOK, "<native-code-lock>", "exec"), scope)
+    code = _HOOK.format(modules=MODULES, machinery=machinery, libraries=libraries, mark=MARK)
+    exec(compile(code, "<native-code-lock>", "exec"), scope)
     return scope["native_code_refused"]
 
 

@@ -130,3 +130,36 @@ def test_a_native_library_of_its_own_is_never_mapped_as_code(sandbox):
             "m.causal_attention(*(torch.randn(2, 4, 3) for _ in range(3)))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.count("LOADED") == 2, done.stdout + done.stderr[-2000:]
+
+
+def _with_header(tmp_path, name: str, header: str):
+    source = REFERENCE.read_text()
+    path = tmp_path / f"{name}.py"
+    path.write_text(header + "\n" + source)
+    return path
+
+
+@needs_namespaces
+def test_a_library_that_tries_ctypes_and_copes_without_it_costs_nothing(tmp_path, sandbox):
+    # A student's correct file that plots at the top level: matplotlib.pyplot reaches dateutil's Windows
+    # time zones, whose `import ctypes` dateutil expects may fail (it catches ImportError). The refusal
+    # stands, but as a missing module: the file imports, and nothing is held against it.
+    path = _with_header(tmp_path, "plots", "import matplotlib.pyplot as plt")
+    report = grade.grade_file(path, sandbox=sandbox, secret="gallery-secret")
+    status = {c.id: c for c in report.checks}
+    assert status["forbidden_api"].status == "passed", status["forbidden_api"].feedback
+    assert report.score == report.max_score and not report.diagnoses, [(c.id, c.feedback) for c in report.checks if c.score < c.max_score]
+    assert_healthy(sandbox)
+
+
+@needs_namespaces
+@pytest.mark.parametrize("header", [
+    "try:\n    import ctypes\nexcept ImportError:\n    ctypes = None",
+    "try:\n    ct = __import__(''.join(chr(c) for c in (99, 116, 121, 112, 101, 115)))\nexcept ImportError:\n    ct = None",
+    "try:\n    exec('import ' + ''.join(chr(c) for c in (99, 116, 121, 112, 101, 115)))\nexcept ImportError:\n    pass",
+])
+def test_the_submissions_own_refused_import_is_held_against_it_even_when_caught(header, tmp_path, sandbox):
+    report = grade.grade_file(_with_header(tmp_path, "own", header), sandbox=sandbox, secret="gallery-secret")
+    status = {c.id: c for c in report.checks}
+    assert status["forbidden_api"].status == "failed" and "Native code" in status["forbidden_api"].feedback
+    assert report.score == 0
