@@ -34,6 +34,11 @@ def _own_gradients(cases: Cases, obs: Observations, probe: Probe, reply: Reply, 
         cases.fail(f"The output of {call} ({_shapes(probe)}) is not connected to {what} at all: backward() "
                    "cannot reach them (the result does not require grad).", aspect="missing")
         return
+    if reply.grad == "shape":
+        out = tuple(reply.tensors["out"].shape)
+        cases.fail(f"{call} on {_shapes(probe)} returned out of shape {out}, not {tuple(probe.t['grad_out'].shape)}, "
+                   "so no gradient could be sent back through it.", tuple(probe.t["grad_out"].shape), out, aspect="shape")
+        return
     usable = {}
     for name, tensor in inputs.items():
         got = reply.tensors.get(name)

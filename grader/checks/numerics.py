@@ -132,7 +132,7 @@ _VALUE_FAMILIES = ("worked", "rand", "f32")
        proves="Results come back in the input's dtype and, on float64 inputs, agree with the exact values to "
               "float64's tolerance (a result right only to float32's is one precision finding, named with its "
               "measured error).",
-       passed="Results keep the input's dtype and are exact to its precision.",
+       passed="Results keep the input's dtype (float32 and float64, the chapter's two) and are exact to its precision.",
        property=True)
 def precision(obs: Observations, tol: TolFn) -> CheckOutcome:
     cases = Cases()

@@ -80,11 +80,16 @@ class Hint(_Model):
     named: list[MisconceptionId] | None = Field(
         None, min_length=1, description="Shown only while the report's headline diagnosis is one of these "
                                         "misconceptions (grader/diagnosis/misconceptions.py): a hint about one bug.")
+    not_named: list[MisconceptionId] | None = Field(
+        None, min_length=1, description="Not shown while the headline diagnosis is one of these: a hint that points "
+                                        "at another step than that bug's (check your scores, for a mask bug whose "
+                                        "scores are right).")
 
     @model_validator(mode="after")
     def _for_something(self) -> Hint:
-        if self.when is None and self.named is None:
-            raise ValueError("a hint with `text` needs `when` or `named`; a hint for every failure is a plain string")
+        if self.when is None and self.named is None and self.not_named is None:
+            raise ValueError("a hint with `text` needs `when`, `named` or `not_named`; a hint for every failure is a "
+                             "plain string")
         return self
 
 
@@ -134,7 +139,8 @@ class RubricCheck(_Model):
         every plain one, and those `when` it and `named` for it. Those named for the headline's bug come
         first: a general hint (check your scores) misleads a student whose bug comes after the scores."""
         fitting = [h for h in self.hints if isinstance(h, str) or ((h.when is None or finding in h.when)
-                                                                  and (h.named is None or headline in h.named))]
+                                                                  and (h.named is None or headline in h.named)
+                                                                  and (h.not_named is None or headline not in h.not_named))]
         named = [h for h in fitting if not isinstance(h, str) and h.named is not None]
         return [h if isinstance(h, str) else h.text for h in named + [h for h in fitting if h not in named]]
 

@@ -43,7 +43,7 @@ class ReplyMeta(_Meta):
     error_mro: list[str] = Field(default=[], max_length=12)  # the exception's classes, most derived first
     # Return-contract slips the runner read through (`lone_out`: `return out` alone, see runner._weights_read).
     slips: list[Literal["list", "swapped", "extra_dim", "lone_out"]] = []
-    grad: Literal["ok", "detached"] | None = None
+    grad: Literal["ok", "detached", "shape"] | None = None
     grad_missing: list[str] = []
     n_params: int | None = None
     layers: dict[str, LayerInfo] = {}
