@@ -34,7 +34,7 @@ from grader.report.visuals import visuals
 from grader.rubric import Rubric, hint_state, load_rubric, load_self_check, score_checks
 from grader.rubric.score import give_hints
 from grader.sandbox import RunResult, Sandbox
-from grader.vocabulary import UNREADABLE
+from grader.vocabulary import NOT_RUN, UNREADABLE
 
 MAX_SOURCE_BYTES = 1 << 20
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ def observations(run: RunResult, probes: ProbeSet, source: str, rubric: Rubric) 
 def _evaluate(check_id: str, obs: Observations, rubric: Rubric) -> CheckOutcome:
     if obs.load_error is not None:
         e = obs.load_error
-        return CheckOutcome("error", 0, 1, f"The submission could not be run: {e.error_type}: {e.error}")
+        return CheckOutcome("error", 0, 1, f"{NOT_RUN}{e.error_type}: {e.error}")
     needs = CHECKS[check_id].needs
     if needs in obs.required and needs not in obs.load_names:
         return CheckOutcome("error", 0, 1, f"The submission does not define {needs}.")

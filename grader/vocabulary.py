@@ -19,6 +19,8 @@ Audience = Literal["student", "instructor"]
 # Every dtype the wire carries; a tolerance is set only for the floating ones.
 DTypeName = Literal["float64", "float32", "float16", "bfloat16", "int64", "int32", "bool"]
 FloatDTypeName = Literal["float64", "float32", "float16", "bfloat16"]
+# How every check of a file that did not load begins its feedback (the terminal tells such a file once).
+NOT_RUN = "The submission could not be run: "
 # What a submission must define: the chapter's function and its module.
 ENTRY_NAMES = ("causal_attention", "SingleHead")
 

@@ -98,7 +98,7 @@ DECLARED: tuple[Misconception, ...] = (
         "A graded file must define causal_attention and SingleHead and let the grader call them.",
     ),
     Misconception(
-        "timeout", "A call never returned in time", "What “all at once” really means", (file(ev.timeout),),
+        "timeout", "Runs past its time limit", "What “all at once” really means", (file(ev.timeout),),
         "{who} did not finish: {limit}.",
         "Either it never ends (a loop whose condition never changes) or it is far slower than the chapter's "
         "few whole-tensor operations, which take well under a millisecond at these sizes.",
@@ -121,7 +121,7 @@ DECLARED: tuple[Misconception, ...] = (
     ),
     # ---- the calling contract
     Misconception(
-        "forbidden_api", "Calls PyTorch's ready-made attention", HEAD, (contract(ev.forbidden_api), FINGERPRINT),
+        "forbidden_api", "Uses PyTorch's ready-made attention", HEAD, (contract(ev.forbidden_api), FINGERPRINT),
         "{what}.",
         "The exercise is to write the scores, the mask, the softmax and the weighted sum yourself; "
         "scaled_dot_product_attention and nn.MultiheadAttention are not allowed in a submission.",

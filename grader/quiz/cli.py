@@ -84,7 +84,9 @@ def cmd_check(args) -> int:
         print(f"{r.id}: {r.verdict} ({points_text(r.score, r.max_score)})")
         for line in r.feedback.splitlines():
             print(f"  {line}")
-    print(f"\nScore: {points_text(result.score, result.max_score)}")
+    scored = [r for r in result.items if r.max_score > 0]
+    answered = sum(r.verdict != "unanswered" for r in scored)
+    print(f"\nScore: {points_text(result.score, result.max_score)} ({answered} of {len(scored)} scored items answered)")
     return 0
 
 

@@ -360,15 +360,17 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
     lines: list[str] = []
     matched: list[str] = []
     missing: list[str] = []
-    earned = total = 0.0
+    earned = 0.0  # every point made: nothing made is an incorrect answer
+    scored_earned = scored = 0.0  # the score's share: required points only, so missing an optional one costs nothing
     required_made = 0
     required_ok = True
     if isinstance(item, NumericItem):
         for t in item.targets:
             ok, shown = judge_numbers(item, doc.text)[t.name]
-            total += 1
+            scored += 1
             if ok:
                 earned += 1
+                scored_earned += 1
                 required_made += 1
                 matched.append(t.name)
                 lines.append(f"✓ {t.label}")
@@ -380,7 +382,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
     undecided_points: list[KeyPoint] = []
     credited = doc.credited()  # a point said only under a doubt ("not sure why ...") is not made
     for kp in item.key_points:
-        total += kp.weight
+        scored += kp.weight * kp.required
         if (words := contradicted(kp, doc)) is not None:
             missing.append(kp.id)
             required_ok = required_ok and not kp.required
@@ -388,6 +390,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
             lines.append(f'! "{words}": not by itself. {kp.text}')
         elif recognised(kp, credited):
             earned += kp.weight
+            scored_earned += kp.weight * kp.required
             required_made += kp.required
             matched.append(kp.id)
             lines.append(f"✓ {kp.text}")
@@ -400,7 +403,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
         else:
             missing.append(kp.id)
             required_ok = required_ok and not kp.required
-            lines.append(f"✗ {kp.feedback}" + ("" if kp.required else " (optional)"))
+            lines.append(f"✗ {kp.feedback}" + ("" if kp.required else " (optional: costs nothing)"))
     wrong = [m for m in item.misconceptions if recognised(m, doc)]
     # What is wrong first, then what the judge could not decide, then the rest in rubric order.
     lines = [f"! {m.feedback}" for m in wrong] + sorted(lines, key=lambda x: {"!": 0, "?": 1}.get(x[:1], 2))
@@ -414,7 +417,7 @@ def _judge_rubric(item: NumericItem | ConceptsItem, text: str) -> ItemResult:
         verdict = "undetermined"
     question = undecided_points[0].follow_up if undecided_points and verdict != "incorrect" else None
     score = item.points if verdict == "correct" else 0.0 if verdict in ("incorrect", "undetermined") \
-        else item.points * earned / total
+        else item.points * scored_earned / (scored or 1)
     return ItemResult(
         id=item.id, verdict=verdict, score=round(score, 6), max_score=item.points,
         feedback="\n".join(lines), missing=missing, matched=matched,
@@ -545,6 +548,10 @@ def _judge_choice(item: ChoiceItem, text: str) -> ItemResult:
 
 def judge(item, text: str | None) -> ItemResult:
     if isinstance(item, SelfItem):
+        if text is None or not text.strip():  # predict before checking: nothing is shown before an attempt
+            return ItemResult(id=item.id, verdict="self", score=0.0, max_score=0.0,
+                              feedback="Not tried yet: write your explanation, then check again to compare it "
+                                       "with the model answer and its checklist.")
         checklist = "\n".join(f"- {c}" for c in item.checklist)
         return ItemResult(id=item.id, verdict="self", score=0.0, max_score=0.0,
                           feedback=f"Compare with the model answer:\n{item.explanation}\nCheck:\n{checklist}")
@@ -564,6 +571,8 @@ def check_answers(quiz: Quiz, answers: dict[str, str | None]) -> CheckResult:
         if res.verdict == "undetermined":
             # A question is asked, not answered for the learner: the model answer waits for a decidable answer.
             res.feedback += f"\nAnswer that question in your answer and check again.\nReread: {item.section}"
+        elif res.verdict == "unanswered":
+            res.feedback += " Its model answer stays hidden until you have tried it."
         elif res.verdict not in ("correct", "self"):
             res.feedback += f"\nModel answer: {item.explanation}\nReread: {item.section}"
         results.append(res)

@@ -36,6 +36,7 @@ from grader.report.view import (
     truncate,
     unseen_cap_line,
 )
+from grader.vocabulary import NOT_RUN
 
 DETAILS = {"student": 3, "instructor": 0}  # a screenful; the HTML and markdown reports have every one
 TERMINAL_OUTPUT_LIMIT = 600  # the full printout is in the HTML report; a terminal only needs a taste
@@ -73,12 +74,26 @@ def render_terminal(report: Report, *, console: Console | None = None, audience:
         _render_rich(report, console, audience, checks, held_back, points, fmt, details)
 
 
+def _one_cause(checks: list[CheckReport], details: int) -> str | None:
+    """The one finding that stopped every check (a file that does not compile or import), when nothing else
+    is to be said of any: the diagnosis has said it, so it is told once, not once per check."""
+    failing = costliest_first(checks)
+    if details == 0 or len(failing) < 2 or len(failing) != len(checks) or any(c.status != "error" or c.hint
+                                                                            for c in failing):
+        return None
+    found = {finding_line(c) for c in failing}
+    return found.pop() if len(found) == 1 else None
+
+
 def _spelled_out(checks: list[CheckReport], details: int) -> list[CheckReport]:
-    return costliest_first(checks)[:details]
+    return [] if _one_cause(checks, details) else costliest_first(checks)[:details]
 
 
 def _more(checks: list[CheckReport], details: int) -> list[str]:
     """One line for each failing check not spelled out: what it found (every failing check is named)."""
+    if cause := _one_cause(checks, details):
+        return [f"None of the {len(checks)} checks could run ({printable(cause.removeprefix(NOT_RUN))}): the diagnosis "
+                "above says what to fix first."]
     rest = costliest_first(checks)[details:]
     if not rest or details == 0:
         return []

@@ -442,7 +442,7 @@ class Sandbox:
         while True:
             child = self._spawn(source, output, hidden)
             try:
-                load, failure = self._answer(child, budget, lim.load_s, "importing", _LOAD_BOUNDS)
+                load, failure = self._answer(child, budget, lim.load_s, "it was imported", _LOAD_BOUNDS)
                 if failure is None and load.kind not in ("loaded", "load_error"):
                     failure = Failure("protocol_error", f"expected a 'loaded' frame, got {load.kind!r}")
                 if failure is not None:
@@ -534,7 +534,7 @@ class Sandbox:
         return child
 
     def _call(self, child: _Child, call: Frame, budget: _Budget) -> tuple[Frame | None, Failure | None]:
-        reply, failure = self._answer(child, budget, self.limits.call_s, "the call", reply_bounds(call, self.limits))
+        reply, failure = self._answer(child, budget, self.limits.call_s, "it ran", reply_bounds(call, self.limits))
         if failure is None and (reply.kind != "reply" or reply.meta.get("id") != call.meta["id"]):
             failure = self._kill(child, "protocol_error", f"expected the reply to call {call.meta['id']!r}")
         return reply, failure
@@ -551,8 +551,8 @@ class Sandbox:
         wall_s = cpu_s * self.limits.wall_factor if measured else cpu_s
         end = min(start + wall_s, budget.wall_end)
         # One message whichever clock ran out first, so the same file gets the same report on any machine.
-        stopped = (f"no answer while {what}: stopped at its limit of {cpu_s:g} s of CPU time"
-                   + (f" ({wall_s:g} s of wall clock)" if measured else " (wall clock)"))
+        stopped = (f"stopped at its limit of {cpu_s:g} s of CPU time"
+                   + (f" ({wall_s:g} s of wall clock)" if measured else " (wall clock)") + f" while {what}")
         while True:
             now = time.monotonic()
             if now >= end:

@@ -59,3 +59,53 @@ def test_zero_queries_does_not_hint_at_averages_a_mask_after_softmax_never_gives
         source = (MUTANTS / "mask_after_softmax.py").read_text(encoding="utf-8") + f"\nSTEP = {n}\n"
         hints.append({c.id: c for c in _check(sandbox, tmp_path, source).checks}["zero_queries"].hint)
     assert all(h and "average of all three" not in h for h in hints), hints
+
+
+def _headline(report):
+    return report.diagnoses[0] if report.diagnoses else None
+
+
+def test_a_loop_at_import_and_in_a_call_are_each_told_in_plain_words(sandbox, tmp_path):
+    # "A call never returned in time" headlined a loop at the file's top level, and the sentences read
+    # "no answer while the call: stopped at ...".
+    looping_call = REFERENCE.replace("    _check_shapes(q, k, v)\n", "    _check_shapes(q, k, v)\n    while True:\n        pass\n", 1)
+    assert looping_call != REFERENCE
+    for source in (REFERENCE + "\nwhile True:\n    pass\n", looping_call):
+        report = _check(sandbox, tmp_path, source)
+        head = _headline(report)
+        assert head.id == "timeout" and "call" not in head.title.lower(), head.title
+        assert "while the call" not in head.message and "no answer while" not in head.message, head.message
+        assert "stopped at its limit of" in head.message
+
+
+def test_a_file_that_only_imports_sdpa_is_not_headlined_as_calling_it(sandbox, tmp_path):
+    source = "from torch.nn.functional import scaled_dot_product_attention  # to compare in my notebook\n" + REFERENCE
+    head = _headline(_check(sandbox, tmp_path, source))
+    assert head.id == "forbidden_api" and not head.title.startswith("Calls"), head.title
+
+
+def test_a_breakpoint_left_in_does_nothing_where_the_file_is_graded(sandbox, tmp_path):
+    # It raised BdbQuit (pdb read the closed stdin) and printed 8 kB of "(Pdb)" prompts under the report.
+    source = REFERENCE.replace("    _check_shapes(q, k, v)\n", "    _check_shapes(q, k, v)\n    breakpoint()\n", 1)
+    report = _check(sandbox, tmp_path, source)
+    assert report.score == report.max_score and not report.diagnoses, [(c.id, c.feedback) for c in report.checks if c.score < c.max_score]
+    assert "(Pdb)" not in report.runtime.output
+
+
+def test_a_file_that_cannot_load_says_why_once_not_once_per_check(sandbox, tmp_path):
+    # A syntax error: the diagnosis said it, then three detail blocks and a line of twelve more repeated it,
+    # each with a reread pointer to an unrelated section ("Part 3: prove the mask has teeth").
+    import io
+
+    from rich.console import Console
+
+    from grader.report.terminal import render_terminal
+
+    report = _check(sandbox, tmp_path, REFERENCE.replace("out = weights @ v", "out = weights @ v)"))
+    buffer = io.StringIO()
+    render_terminal(report, console=Console(file=buffer, no_color=True, width=120))
+    text = buffer.getvalue()
+    assert "does not compile" in text.split("\n\n")[1] or "compile" in text, text
+    assert text.count("unmatched ')'") <= 2, text  # the diagnosis, and the one line that says no check ran
+    assert "prove the mask has teeth" not in text, text
+    assert "None of the 15 checks could run" in text, text

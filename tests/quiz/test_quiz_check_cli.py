@@ -70,3 +70,21 @@ def test_bad_answers_exit_2(tmp_path, content, expect):
 def test_missing_answers_file_exit_2(tmp_path):
     proc = run("quiz", "check", str(tmp_path / "nope.yaml"))
     assert proc.returncode == 2 and "cannot read answers" in proc.stderr
+
+
+def test_an_unanswered_item_keeps_its_model_answer_hidden(tmp_path):
+    # A learner checked two answers and was shown the model answers of the seven it had not tried: the chapter
+    # asks to predict before checking (found walking a student's evening, 2026-12-02).
+    answers = tmp_path / "two.yaml"
+    answers.write_text("what-mixes: Queries against keys set the weights; the values get mixed.\n"
+                       "scaling: The dot product grows with d_k, so we divide to keep it small.\n")
+    proc = run("quiz", "check", str(answers))
+    assert proc.returncode == 0, proc.stderr
+    blocks = proc.stdout.split("\n\n")[0].split("\n")
+    unanswered = [line for line in blocks if ": unanswered" in line]
+    assert len(unanswered) == 6, proc.stdout  # the self-rated item is not scored
+    for model in ("token i+1", "[1/3, 1/3, 1/3]", "33/7", "over the vocabulary", "source-position (key) axis",
+                  "26/7, 16/7"):
+        assert model not in proc.stdout, model
+    assert "Model answer:" in proc.stdout  # the scaling answer is partial: its model answer is shown
+    assert "2 of 8 scored items answered" in proc.stdout

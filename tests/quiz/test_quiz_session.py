@@ -69,8 +69,9 @@ def test_piped_full_run(tmp_path):
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert out.count("Follow-up:") == 1
-    # Scaling is partial (1 of 3.5 key-point weights); the follow-up teaches but does not rescore.
-    assert "Score: 6.29 / 8" in out, out[-800:]
+    # Scaling is partial (1 of its 2 required points; optional ones cost nothing since 2026-12-02: 0.29 before);
+    # the follow-up teaches but does not rescore.
+    assert "Score: 6.5 / 8" in out, out[-800:]
     assert "explain-it-back: got it" in out
     again = subprocess.run([sys.executable, "-m", "grader", "quiz", "--session", str(session)],
                            input="", capture_output=True, text=True, cwd=ROOT, timeout=60)
