@@ -37,7 +37,8 @@ def _own_gradients(cases: Cases, obs: Observations, probe: Probe, reply: Reply, 
     if reply.grad == "shape":
         out = tuple(reply.tensors["out"].shape)
         cases.fail(f"{call} on {_shapes(probe)} returned out of shape {out}, not {tuple(probe.t['grad_out'].shape)}, "
-                   "so no gradient could be sent back through it.", tuple(probe.t["grad_out"].shape), out, aspect="shape")
+                   "so no gradient could be sent back through it.", f"out {tuple(probe.t['grad_out'].shape)}", f"out {out}",
+                   aspect="shape")
         return
     usable = {}
     for name, tensor in inputs.items():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.catalogue_noise import stale
 
 from grader import schemas
 from grader.diagnosis import catalogue
@@ -20,5 +21,5 @@ def test_schema_is_current(name):
 
 def test_shipped_catalogue_matches_the_mutants_and_probes():
     shipped = json.loads(catalogue.DATA.read_text())
-    assert shipped == json.loads(catalogue.dumps(catalogue.build())), \
-        "grader/data/catalogue.json is stale: run `python -m grader catalogue`"
+    differ = stale(json.loads(catalogue.dumps(catalogue.build())), shipped)
+    assert not differ, f"grader/data/catalogue.json is stale: run `python -m grader catalogue` ({differ[:3]})"
