@@ -218,13 +218,16 @@ def _allclose(a: torch.Tensor, e: torch.Tensor, tol: Tolerance) -> bool:
     return bool(torch.allclose(a, e, atol=tol.atol, rtol=tol.rtol))
 
 
-def close(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance, band: Tolerance | None = None) -> bool:
+def close(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance, band: Tolerance | None = None, *,
+          finite_expected: bool = False) -> bool:
     """Same shape, finite, and within tolerance, or within the precision band when one is given
-    (compared in float64, whatever dtype came back: a float16 result is judged, never a crash)."""
+    (compared in float64, whatever dtype came back: a float16 result is judged, never a crash).
+    `finite_expected`: the caller knows every expected value is finite; then no separate test of the
+    actual's is needed, since NaN or inf is never within tolerance of a finite number (`torch.isclose`)."""
     if actual.shape != expected.shape:
         return False
     a, e = actual.detach().double(), expected.detach().double()
-    if not bool(torch.isfinite(a).all()):
+    if not finite_expected and not bool(torch.isfinite(a).all()):
         return False
     if _covers(band, tol):  # one comparison
         return _allclose(a, e, band)
@@ -239,9 +242,10 @@ def _covers(band: Tolerance | None, tol: Tolerance) -> bool:
 def matches_expected(reply: Reply, probe: Probe, name: str, tol: Tolerance, band: Tolerance | None = None) -> bool:
     """`close` for the reply's `name` ("out" or "weights", of the probe's shape) against the probe's
     expected value, memoised on the reply: the value checks and the precision check compare the same pair."""
-    got, want = reply[name], probe.expected()[("out", "weights").index(name)]
+    which = ("out", "weights").index(name)
+    got, want = reply[name], probe.expected()[which]
     key = ("expected", name, band if _covers(band, tol) else (tol, band))
-    return reply.memo(key, lambda: close(got, want, tol, band))
+    return reply.memo(key, lambda: close(got, want, tol, band, finite_expected=probe.expected_finite()[which]))
 
 
 def max_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
