@@ -7,8 +7,8 @@ import logging
 import torch
 import torch.nn.functional as F
 
-from grader.checks.base import HIDE, PROVE_TEETH, CheckOutcome, check
-from grader.checks.observations import Cases, Observations, TolFn, band_for, dtype_name, fmt, shapes
+from grader.checks.base import HIDE, PROVE_TEETH, CheckOutcome, Tolerance, check
+from grader.checks.observations import Cases, Observations, TolFn, band_for, dtype_name, fmt, shapes, within
 from grader.probes.expected import unmasked
 
 log = logging.getLogger(__name__)
@@ -233,8 +233,9 @@ def _definite_structure(cases: Cases, w: torch.Tensor, T: int, probe, tol: TolFn
     sums = rows.sum(-1)
     dtype = dtype_name(probe.t["q"])  # the input's dtype sets the tolerance, whatever came back
     t, band = tol(dtype), band_for(dtype) or tol(dtype)
-    # Within tolerance of one is finite (torch.isclose): no separate finiteness test.
-    good = bool(torch.allclose(sums, torch.ones_like(sums), atol=max(t.atol, band.atol) * T))
+    # torch.allclose(sums, ones, atol=A) (its rtol 1e-5): a finite expected value, so `within`, whose bound
+    # A + 1e-5 |1| is one number here; within tolerance of one is finite, so no separate finiteness test.
+    good = within(sums, sums.new_ones(()), Tolerance(atol=max(t.atol, band.atol) * T, rtol=1e-05))
     cases.check(good, f"Rows of the weights do not sum to one (T = {T}): each row should be a distribution "
                 "over the allowed sources.", "every row sums to 1", lambda: f"row sums {fmt(sums[:T])}",
                 aspect="sums")

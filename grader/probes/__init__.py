@@ -99,6 +99,11 @@ class Probe(Memo):
         """Whether every value of `expected`'s out, and of its weights, is finite (each tested once)."""
         return self.memo("finite", lambda: tuple(bool(x.isfinite().all()) for x in self.expected()))
 
+    def allowed(self, which: int, tol) -> torch.Tensor:
+        """atol + rtol |expected| of `expected()[which]` (0: out, 1: weights) for a tolerance, computed once:
+        the right-hand side of every comparison with it (`checks.observations.within`)."""
+        return self.memo(("allowed", which, tol), lambda: tol.atol + tol.rtol * self.expected()[which].double().abs())
+
     def expected_at(self, scale: float) -> tuple[torch.Tensor, torch.Tensor]:
         """The same at a formula's exact scale, computed once per scale: asked of every visible probe
         on every regrade (a float read from replies would grow the memo; pass those to `expected`)."""
