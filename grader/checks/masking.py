@@ -40,13 +40,16 @@ INTERVENTION = {
 }
 
 
-def row_changes(base: torch.Tensor, changed: torch.Tensor, items: int) -> torch.Tensor:
+def row_changes(base: torch.Tensor, changed: torch.Tensor, items: int, *, finite: bool = False) -> torch.Tensor:
     """Largest change of each receiving row over the untouched batch items.
 
     NaN in the same place on both sides is no change; NaN on one side only is an infinite change.
+    `finite`: the caller knows both sides are finite, so neither rule has a cell to apply to.
     """
     a, b = base.double()[:items], changed.double()[:items]
     diff = (b - a).abs()
+    if finite:  # as below, with no NaN or inf on either side (a difference may still overflow to inf)
+        return diff.nan_to_num(nan=float("inf")).amax(dim=(0, -1))
     same_nan = a.isnan() & b.isnan()
     diff = torch.where(same_nan, torch.zeros_like(diff), diff.nan_to_num(nan=float("inf")))
     both_inf = (a == b) & a.isinf()
@@ -142,13 +145,19 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
                        f"{tuple(base['out'].shape)} and {tuple(reply['out'].shape)} for {shapes(probe)}.")
             continue
         items = probe.info["items_fixed"]
-        # NaN or inf on both sides is no evidence either way: such rows are left out, never read as no change.
-        finite = base.memo(("finite rows", items, rows), _finite_rows, base["out"], items, rows) | _finite_rows(
-            reply["out"], items, rows)
-        if not bool(finite.any()):
-            unreadable.append(probe)  # like a probe without teeth: proves nothing either way
-            continue
-        changes = row_changes(base["out"], reply["out"], items)[:rows][finite]
+        both = (base.memo("finite", lambda base=base: bool(base["out"].isfinite().all()))
+                and bool(reply["out"].isfinite().all()))
+        # Every value finite on both sides (and something to read): every row is read.
+        if both and base["out"].dim() == 3 and min(rows, *base["out"].shape[:2]) >= 1:
+            changes = row_changes(base["out"], reply["out"], items, finite=True)[:rows]
+        else:
+            # NaN or inf on both sides is no evidence either way: such rows are left out, never read as no change.
+            finite = base.memo(("finite rows", items, rows), _finite_rows, base["out"], items, rows) | _finite_rows(
+                reply["out"], items, rows)
+            if not bool(finite.any()):
+                unreadable.append(probe)  # like a probe without teeth: proves nothing either way
+                continue
+            changes = row_changes(base["out"], reply["out"], items)[:rows][finite]
         worst = float(changes.max())
         # The output's own size sets the tolerance; NaN or inf in it never disables the comparison.
         limit = t.atol + t.rtol * base.memo("finite size", _finite_size, base["out"]) if base["out"].numel() else t.atol
