@@ -146,13 +146,14 @@ class Judges:
         while self.children:
             for conn in wait(list(self.children)):
                 try:
-                    msg = json.loads(conn.recv_bytes())
+                    head, _, report = conn.recv_bytes().partition(b"\n")
                 except EOFError:
                     self._reap(conn)
                     continue
+                msg = json.loads(head)
                 i = msg["i"]
                 self.pending.discard(i)
-                yield i, Report.model_validate_json(msg["report"]) if msg["report"] else None, msg["error"]
+                yield i, Report.model_validate_json(report) if report else None, msg["error"]
         for i in sorted(self.pending):  # a judge that died took these with it: their rows say so
             yield i, None, "the grader failed on this submission: its judging process ended early (rerun to retry)"
         self.pending.clear()
@@ -179,10 +180,11 @@ def _judge_part(conn: Connection, part: list[tuple[int, Path, str]], *, rubric: 
     for j, report, error in grade_sources([p for _, p, _ in part], rubric=rubric, secret=secret, hidden=hidden,
                                           workers=workers):
         i, _, sha = part[j]
+        text = report.model_dump_json() if report is not None else ""  # once, for the store and the run
         if saved is not None and report is not None and report.status == "graded":
-            saved.put(sha, report)
-        conn.send_bytes(json.dumps({"i": i, "error": error,
-                                    "report": report.model_dump_json() if report is not None else ""}).encode())
+            saved.put_json(sha, text)
+        # One line of JSON, then the report's own JSON as it is (not escaped into a string of the first).
+        conn.send_bytes(json.dumps({"i": i, "error": error}).encode() + b"\n" + text.encode())
     conn.close()
     if saved is not None:
         saved.close()

@@ -130,8 +130,12 @@ class Store:
         return Report.model_validate_json(row[0]) if row else None
 
     def put(self, source_sha256: str, report: Report) -> None:
+        self.put_json(source_sha256, report.model_dump_json())
+
+    def put_json(self, source_sha256: str, report: str) -> None:
+        """`put` for a report already written as JSON (`Report.model_dump_json()`)."""
         self.db.execute("INSERT OR REPLACE INTO reports VALUES (?, ?, ?, ?, ?)",
-                        (source_sha256, self.rubric, self.secret, report.model_dump_json(), time.time()))
+                        (source_sha256, self.rubric, self.secret, report, time.time()))
 
     # -- the class ---------------------------------------------------------------------------
     def record(self, results: list[StudentResult], skipped: list[Skipped]) -> None:

@@ -7,8 +7,8 @@ import logging
 import torch
 import torch.nn.functional as F
 
-from grader.checks.base import HIDE, PROVE_TEETH, CheckOutcome, check
-from grader.checks.observations import Cases, Observations, TolFn, band_for, dtype_name, fmt, shapes
+from grader.checks.base import HIDE, PROVE_TEETH, CheckOutcome, Tolerance, check
+from grader.checks.observations import Cases, Observations, TolFn, band_for, dtype_name, fmt, shapes, within
 from grader.probes.expected import unmasked
 
 log = logging.getLogger(__name__)
@@ -40,13 +40,16 @@ INTERVENTION = {
 }
 
 
-def row_changes(base: torch.Tensor, changed: torch.Tensor, items: int) -> torch.Tensor:
+def row_changes(base: torch.Tensor, changed: torch.Tensor, items: int, *, finite: bool = False) -> torch.Tensor:
     """Largest change of each receiving row over the untouched batch items.
 
     NaN in the same place on both sides is no change; NaN on one side only is an infinite change.
+    `finite`: the caller knows both sides are finite, so neither rule has a cell to apply to.
     """
     a, b = base.double()[:items], changed.double()[:items]
     diff = (b - a).abs()
+    if finite:  # as below, with no NaN or inf on either side (a difference may still overflow to inf)
+        return diff.nan_to_num(nan=float("inf")).amax(dim=(0, -1))
     same_nan = a.isnan() & b.isnan()
     diff = torch.where(same_nan, torch.zeros_like(diff), diff.nan_to_num(nan=float("inf")))
     both_inf = (a == b) & a.isinf()
@@ -60,6 +63,11 @@ def _finite_rows(out: torch.Tensor, items: int, rows: int) -> torch.Tensor:
     while finite.dim() > 1:
         finite = finite.all(-1)
     return finite
+
+
+def _finite_size(out: torch.Tensor) -> float:
+    """The largest finite magnitude in `out` (NaN and inf read as 0)."""
+    return float(out.double().nan_to_num(nan=0.0, posinf=0.0, neginf=0.0).abs().max())
 
 
 def _wrong_axis(q, k, v) -> torch.Tensor:
@@ -102,6 +110,11 @@ def control_changes(base_probe, probe) -> torch.Tensor:
     return probe.memo("control_changes", changes)
 
 
+def _teeth(base_probe, probe, rows: int) -> float:
+    """How far the intervention moves the fixed rows of attention without the protection (memoised on the probe)."""
+    return float(control_changes(base_probe, probe)[:rows].max())
+
+
 @check("leak_intervention", title="No information from the future", group="Masking", section=PROVE_TEETH,
        proves="Changing only future keys, values or queries leaves the submission's own earlier output rows "
               "unchanged, and batch items never see each other (at several lengths).",
@@ -118,8 +131,7 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
         base_probe = obs.probes.by_id[probe.info["base"]]
         base = obs.reply(base_probe.id)
         rows = probe.info["rows_fixed"]
-        control = control_changes(base_probe, probe)[:rows]
-        if float(control.max()) < TEETH:
+        if probe.memo("teeth", _teeth, base_probe, probe, rows) < TEETH:
             # A probe that would not catch a leak proves nothing either way: leave it out, say so.
             log.warning("probe %s does not move unprotected attention; not counted", probe.id)
             continue
@@ -133,16 +145,22 @@ def leak_intervention(obs: Observations, tol: TolFn) -> CheckOutcome:
                        f"{tuple(base['out'].shape)} and {tuple(reply['out'].shape)} for {shapes(probe)}.")
             continue
         items = probe.info["items_fixed"]
-        # NaN or inf on both sides is no evidence either way: such rows are left out, never read as no change.
-        finite = _finite_rows(base["out"], items, rows) | _finite_rows(reply["out"], items, rows)
-        if not bool(finite.any()):
-            unreadable.append(probe)  # like a probe without teeth: proves nothing either way
-            continue
-        changes = row_changes(base["out"], reply["out"], items)[:rows][finite]
+        both = (base.memo("finite", lambda base=base: bool(base["out"].isfinite().all()))
+                and bool(reply["out"].isfinite().all()))
+        # Every value finite on both sides (and something to read): every row is read.
+        if both and base["out"].dim() == 3 and min(rows, *base["out"].shape[:2]) >= 1:
+            changes = row_changes(base["out"], reply["out"], items, finite=True)[:rows]
+        else:
+            # NaN or inf on both sides is no evidence either way: such rows are left out, never read as no change.
+            finite = base.memo(("finite rows", items, rows), _finite_rows, base["out"], items, rows) | _finite_rows(
+                reply["out"], items, rows)
+            if not bool(finite.any()):
+                unreadable.append(probe)  # like a probe without teeth: proves nothing either way
+                continue
+            changes = row_changes(base["out"], reply["out"], items)[:rows][finite]
         worst = float(changes.max())
-        finite = base["out"].double().nan_to_num(nan=0.0, posinf=0.0, neginf=0.0)
         # The output's own size sets the tolerance; NaN or inf in it never disables the comparison.
-        limit = t.atol + t.rtol * float(finite.abs().max()) if finite.numel() else t.atol
+        limit = t.atol + t.rtol * base.memo("finite size", _finite_size, base["out"]) if base["out"].numel() else t.atol
         cases.check(worst <= limit, f"{_STORY[probe.info['kind']]} (T = {probe.t['q'].shape[-2]}): rows "
                     f"0..{rows - 1} moved by up to {worst:.6g}. Each receiving position may use only sources up to "
                     "and including itself, within its own batch item.",
@@ -174,6 +192,9 @@ def mask_structure(obs: Observations, tol: TolFn) -> CheckOutcome:
                        f"{shapes(probe)}.", aspect="shape")
             continue
         T = w.shape[-1]
+        if not bool(w.isnan().any()):
+            _definite_structure(cases, w, T, probe, tol)
+            continue
         nan = torch.isnan(w).any(-1)  # (..., T): receiving rows with a NaN weight
         nan_rows = nan.reshape(-1, T).any(0)
         if bool(nan_rows.any()) and not probe.info.get("scores"):
@@ -206,3 +227,24 @@ def mask_structure(obs: Observations, tol: TolFn) -> CheckOutcome:
                     "over the allowed sources.", "every row sums to 1", lambda sums=sums, T=T: f"row sums {fmt(sums[:T])}",
                     aspect="sums")
     return cases.outcome()
+
+
+def _definite_structure(cases: Cases, w: torch.Tensor, T: int, probe, tol: TolFn) -> None:
+    """mask_structure's two cases for weights (..., T, T) without a NaN (most replies): the same verdicts
+    and messages as the general path, whose every row is kept, in fewer operations."""
+    rows = w.reshape(-1, T)  # what w[~nan] is when no row has a NaN
+    cases.check(not bool(w.triu(1).any()),  # any non-zero above the diagonal (inf is non-zero)
+                f"Weights above the diagonal are not exactly zero (T = {T}): a receiving position takes a "
+                "share from a future source.",
+                "0 above the diagonal",
+                lambda: f"up to {float(w.triu(1).abs().max()) if T > 1 else 0.0:.6g}",
+                aspect="above")
+    sums = rows.sum(-1)
+    dtype = dtype_name(probe.t["q"])  # the input's dtype sets the tolerance, whatever came back
+    t, band = tol(dtype), band_for(dtype) or tol(dtype)
+    # torch.allclose(sums, ones, atol=A) (its rtol 1e-5): a finite expected value, so `within`, whose bound
+    # A + 1e-5 |1| is one number here; within tolerance of one is finite, so no separate finiteness test.
+    good = within(sums, sums.new_ones(()), Tolerance(atol=max(t.atol, band.atol) * T, rtol=1e-05))
+    cases.check(good, f"Rows of the weights do not sum to one (T = {T}): each row should be a distribution "
+                "over the allowed sources.", "every row sums to 1", lambda: f"row sums {fmt(sums[:T])}",
+                aspect="sums")

@@ -84,8 +84,10 @@ def shift_invariance(obs: Observations, tol: TolFn) -> CheckOutcome:
                            f"{shapes(base_probe)}), so whether a shift changes it cannot be judged; the mask and "
                            "value checks say where it comes from.", "finite values", lambda own=own: fmt(own))
                 continue
-            bad = "" if got.isfinite().all() else " and contains NaN or inf"
-            cases.check(close(got, own, t, band),
+            good = close(got, own, t, band, finite_expected=True)  # own is finite (above)
+            bad = "" if good or got.isfinite().all() else " and contains NaN or inf"  # close: got is finite
+            cases.check(good,
+                        lambda got=got, own=own, bad=bad, shift=shift, probe=probe, name=name:
                         f"With every score moved by {shift:+g} your {name} changed by up to "
                         f"{max_error(got, own):.3g}{bad} compared with your own result on the unshifted scores "
                         f"({describe(probe)}, {shapes(probe)}). Shares depend only on differences between a row's "
@@ -149,12 +151,14 @@ def precision(obs: Observations, tol: TolFn) -> CheckOutcome:
                 continue
             want_out, want_w = probe.expected()
             band, t = band_for("float64"), tol("float64")
-            for name, got, want in (("out", reply["out"], want_out), ("weights", reply.tensors.get("weights"), want_w)):
+            for which, (name, got, want) in enumerate((("out", reply["out"], want_out),
+                                                      ("weights", reply.tensors.get("weights"), want_w))):
                 if got is None or got.shape != want.shape:
                     continue
                 if not matches_expected(reply, probe, name, band, band):
                     wrong = True  # a different function here, not a rounding one
-                elif not close(got, want, t):
+                elif not close(got, want, t, finite_expected=probe.expected_finite()[which],
+                               allowed=lambda tol, which=which, probe=probe: probe.allowed(which, tol)):
                     err = max_error(got, want)
                     if err > worst:
                         worst, worst_probe = err, probe

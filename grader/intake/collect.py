@@ -264,11 +264,17 @@ def _expand(pieces: list[_Piece], skip: list[Skipped]) -> list[tuple[tuple[str, 
     return expanded
 
 
-def _defines(source: str, entries: tuple[str, ...]) -> bool:
-    """Whether a source defines the entry point; `Unreadable` when it is past what intake parses."""
+def _tree(source: str) -> ast.Module | None:
+    """The source's syntax tree (None when it does not parse); `Unreadable` when it is past what intake parses."""
     try:
-        tree = bounds.parse_python(source)
-    except SyntaxError:  # [ \t]*, not \s*: \s crosses newlines, and blank lines would cost quadratic time
+        return bounds.parse_python(source)
+    except SyntaxError:
+        return None
+
+
+def _defines(source: str, entries: tuple[str, ...], tree: ast.Module | None) -> bool:
+    """Whether a source defines the entry point (`tree`: its syntax tree, None when it does not parse)."""
+    if tree is None:  # [ \t]*, not \s*: \s crosses newlines, and blank lines would cost quadratic time
         return bool(re.search(rf"^[ \t]*def[ \t]+{re.escape(entries[0])}\b", source, re.M))
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == entries[0]:
@@ -291,6 +297,7 @@ class _Source:
     raw: bytes | None = None  # the bytes handed in, when they are graded as they are
     typed: bool = False  # online text: typed or pasted into the platform's editor, taken out of its HTML
     note: str = ""
+    tree: ast.Module | None = None  # its syntax tree, parsed once (None when it does not parse)
 
 
 def _read_sources(found, skip: list[Skipped], entries) -> list[_Source]:
@@ -326,7 +333,8 @@ def _read_source(rel, node: Node, skip: list[Skipped], entries) -> _Source | Non
             src = _Source(rel, node, notebook.exported_to_script(text).script, True)
         else:
             src = _Source(rel, node, text, False, raw=blob.data)
-    src.defines = _defines(src.text, entries)
+    src.tree = _tree(src.text)
+    src.defines = _defines(src.text, entries, src.tree)
     return src
 
 
@@ -344,7 +352,8 @@ def _online_text(rel, node: Node, skip: list[Skipped], entries) -> _Source | Non
     if not code.strip():
         skip.append(Skipped(path=node.path, reason="an empty online text"))
         return None
-    if not _defines(code, entries):
+    tree = _tree(code)
+    if not _defines(code, entries, tree):
         words = len(code.split())
         skip.append(Skipped(path=node.path, reason=f"an online text ({words} words) that does not define "
                                                    f"{entries[0]}: nothing in it to grade"))
@@ -352,7 +361,7 @@ def _online_text(rel, node: Node, skip: list[Skipped], entries) -> _Source | Non
     note = f"the code typed into the online text ({rel[-1]}), taken out of its HTML"
     if trimmed:
         note += "; the prose around it was left out"
-    return _Source(rel, node, code, True, defines=True, typed=True, note=note)
+    return _Source(rel, node, code, True, defines=True, typed=True, note=note, tree=tree)
 
 
 CANDIDATE_RULE = ("the rule: a file that defines it, uploaded before typed online text, the one named "
@@ -440,7 +449,8 @@ def _resolve(unit: _Unit, skip: list[Skipped], entries) -> list[Prepared]:
         notes.append(f"no file defines {entries[0]}")
     data = data if data is not None else text.encode("utf-8")
     sha = hashlib.sha256(data).hexdigest()
-    flags = [Flag(kind="interface", detail=d) for d in interface.problems(graded.text, entries[0], graded.defines)]
+    flags = [Flag(kind="interface", detail=d) for d in interface.problems(graded.text, entries[0], graded.defines,
+                                                                             tree=graded.tree)]
     if rivals:
         flags.insert(0, Flag(kind="two_candidates", detail=(
             f"{len(rivals) + 1} files define {entries[0]}: graded {'/'.join(graded.rel)}, not {', '.join(rivals)} "

@@ -63,13 +63,14 @@ def renamed(tree: ast.Module, entry: str) -> list[tuple[str, str, int]]:
     return out
 
 
-def problems(source: str, entry: str, defines: bool) -> list[str]:
+def problems(source: str, entry: str, defines: bool, *, tree: ast.Module | None = None) -> list[str]:
     """Each interface problem found, in words naming the line; empty when the file does not parse (a tree
-    too deep for the parser is no interface to read)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+    too deep for the parser is no interface to read). `tree`: the source's syntax tree, if already parsed."""
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return []
     out = []
     if not defines:
         near = renamed(tree, entry)

@@ -95,6 +95,15 @@ class Probe(Memo):
         """(out, weights) of causal attention on this probe's q, k, v: SDPA in float64, computed once."""
         return self.memo("attention", expected.attention, self.t["q"], self.t["k"], self.t["v"])
 
+    def expected_finite(self) -> tuple[bool, bool]:
+        """Whether every value of `expected`'s out, and of its weights, is finite (each tested once)."""
+        return self.memo("finite", lambda: tuple(bool(x.isfinite().all()) for x in self.expected()))
+
+    def allowed(self, which: int, tol) -> torch.Tensor:
+        """atol + rtol |expected| of `expected()[which]` (0: out, 1: weights) for a tolerance, computed once:
+        the right-hand side of every comparison with it (`checks.observations.within`)."""
+        return self.memo(("allowed", which, tol), lambda: tol.atol + tol.rtol * self.expected()[which].double().abs())
+
     def expected_at(self, scale: float) -> tuple[torch.Tensor, torch.Tensor]:
         """The same at a formula's exact scale, computed once per scale: asked of every visible probe
         on every regrade (a float read from replies would grow the memo; pass those to `expected`)."""
@@ -134,9 +143,14 @@ class ProbeSet:
 
     def __post_init__(self) -> None:
         self.by_id = {p.id: p for p in self.probes}
+        # Each family's probes, in order, sorted once: a submission's readers ask for families ~25 times.
+        families: dict[str, list[Probe]] = {}
+        for p in self.probes:
+            families.setdefault(p.family, []).append(p)
+        self._families = {name: tuple(members) for name, members in families.items()}
 
     def family(self, name: Family) -> list[Probe]:
-        return [p for p in self.probes if p.family == name]
+        return list(self._families.get(name, ()))
 
     def visible(self) -> list[Probe]:
         return [p for p in self.probes if not p.hidden]

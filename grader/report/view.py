@@ -216,9 +216,15 @@ def headline(report: Report, checks: Sequence[CheckReport], *, pictures: bool = 
 _STEERING = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
 
 
+# In ASCII only the C0 controls and DEL steer (category Cc); newline and tab are kept.
+_ASCII_STEERING = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def printable(text: str) -> str:
     """Student text (its output, its errors, its file name) made inert for any display: every
     steering character becomes a visible escape such as \\x1b or \\u202e."""
+    if text.isascii() and not _ASCII_STEERING.search(text):  # most text: nothing to escape, no character walk
+        return text
     return "".join(ch if ch in "\n\t" or unicodedata.category(ch) not in _STEERING else _escape(ch) for ch in text)
 
 

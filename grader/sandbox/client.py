@@ -524,6 +524,7 @@ class Sandbox:
             os.close(in_r)
             os.close(out_w)
         os.set_blocking(in_w, False)  # our end only: a child that stops reading must not block us
+        os.set_blocking(out_r, False)  # ours too: a reply is read as it is there, waited for only when not
         groups = self._groups
         child = _Child(reply["pid"], in_w, out_r, groups.oom_kills() if groups else 0,
                        groups.memory_failures() if groups else 0)
@@ -583,7 +584,7 @@ class Sandbox:
                 break
         try:
             # The frame has begun: the rest of it must follow before the wall-clock backstop.
-            return read_frame(child.outbox, end, bounds=bounds), None
+            return read_frame(child.outbox, end, bounds=bounds, nonblocking=True), None
         except TimeoutError:
             return None, self._kill(child, "timeout", f"a partial frame while {what}, never finished (wall clock)")
         except EOFError:

@@ -106,22 +106,40 @@ def write_all(fd: int, data: bytes) -> None:
         data = data[n:]
 
 
-def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
+def _read_exact(fd: int, n: int, deadline: float | None, ready_first: bool = False) -> bytes:
+    """`ready_first`: `fd` is non-blocking, so what is in the pipe is read before any wait (a frame's
+    bytes mostly are, once its first byte is: no `select` for them); only missing bytes wait, and those
+    no longer than the deadline."""
     chunks, got = [], 0
     while got < n:
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("no complete frame before the deadline")
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
-                raise TimeoutError("no complete frame before the deadline")
-        chunk = os.read(fd, min(n - got, 1 << 20))
+        if ready_first:
+            try:
+                chunk = os.read(fd, min(n - got, 1 << 20))
+            except BlockingIOError:
+                _wait(fd, deadline)
+                continue
+        else:
+            if deadline is not None:
+                _wait(fd, deadline)
+            chunk = os.read(fd, min(n - got, 1 << 20))
         if not chunk:
             raise EOFError("the other side closed the pipe")
         chunks.append(chunk)
         got += len(chunk)
     return b"".join(chunks)
+
+
+def _wait(fd: int, deadline: float | None) -> None:
+    """Until `fd` is readable; TimeoutError once the deadline passes first (None: no deadline)."""
+    if deadline is None:
+        select.select([fd], [], [])
+        return
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("no complete frame before the deadline")
+    ready, _, _ = select.select([fd], [], [], left)
+    if not ready:
+        raise TimeoutError("no complete frame before the deadline")
 
 
 def decode_header(head: bytes) -> WireHeader:
@@ -181,25 +199,27 @@ def _tensor(spec: TensorSpec, blob: bytes | memoryview, numel: int) -> torch.Ten
 
 
 def read_frame(
-    fd: int, deadline: float | None = None, max_bytes: int = MAX_FRAME_BYTES, bounds: Bounds | None = None
+    fd: int, deadline: float | None = None, max_bytes: int = MAX_FRAME_BYTES, bounds: Bounds | None = None,
+    *, nonblocking: bool = False,
 ) -> Frame:
     """Read one frame; raises WireError, TimeoutError or EOFError, never anything from the peer.
-    Every size is checked against the header before a byte of tensor data is read."""
+    Every size is checked against the header before a byte of tensor data is read. `nonblocking`: `fd`
+    is (the grader's end of a child's pipe), so each read tries before it waits."""
     header_cap = MAX_HEADER_BYTES
     if bounds is not None:
         max_bytes = min(max_bytes, bounds.nbytes)
         header_cap = min(header_cap, bounds.header, bounds.nbytes)
-    hlen = length_of(_read_exact(fd, LENGTH.size, deadline))
+    hlen = length_of(_read_exact(fd, LENGTH.size, deadline, nonblocking))
     if hlen > header_cap:
         raise WireError(f"frame header of {hlen} bytes is over the {header_cap}-byte cap")
-    header = decode_header(_read_exact(fd, hlen, deadline))
+    header = decode_header(_read_exact(fd, hlen, deadline, nonblocking))
     if _depth_over(header.meta, MAX_META_DEPTH):
         raise WireError(f"frame header nested deeper than {MAX_META_DEPTH} levels")
     total = sum(s.nbytes for s in header.tensors)
     if total + (hlen if bounds is not None else 0) > max_bytes:
         raise WireError(f"frame of {total + hlen} bytes is over the {max_bytes}-byte cap")
     numels = [_numel(spec, bounds) for spec in header.tensors]
-    body = memoryview(_read_exact(fd, total, deadline)) if total else memoryview(b"")  # one read, not one per tensor
+    body = memoryview(_read_exact(fd, total, deadline, nonblocking)) if total else memoryview(b"")  # one read, not one per tensor
     tensors: dict[str, torch.Tensor] = {}
     start = 0
     for spec, numel in zip(header.tensors, numels, strict=True):

@@ -114,3 +114,19 @@ def test_a_capped_total_says_why_in_its_header(monkeypatch):
         out = _render(capped, audience="instructor", **console_kw)
         assert "Capped at" in re.sub(r"\x1b\[[0-9;]*m", "", out) and leak.title in out
     assert "Capped at" not in _render(report, audience="instructor")
+
+
+def test_printable_escapes_by_category_whatever_the_path():
+    """ASCII text takes a shortcut (only C0 controls and DEL steer there): it must escape exactly what the
+    character-by-character reading by Unicode category does, and non-ASCII text still takes that reading."""
+    import unicodedata
+
+    from grader.report.view import _STEERING, _escape
+
+    def by_category(text: str) -> str:
+        return "".join(ch if ch in "\n\t" or unicodedata.category(ch) not in _STEERING else _escape(ch) for ch in text)
+
+    samples = [chr(c) for c in range(0x180)] + [f"x{chr(c)}y\n\t" for c in range(0x180)]
+    samples += ["plain text", "", "caf\u00e9 \u202eevil\u202c", "line\u2028break", "\x1b[2J", "tab\tand\nnewline"]
+    for text in samples:
+        assert printable(text) == by_category(text), repr(text)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import torch
 
+from grader.checks.base import Tolerance
+from grader.checks.observations import within
 from grader.diagnosis.evidence.context import SUM_ATOL, Context, Facts, shape, weights
 
 # ---------------------------------------------------------------- which axis softmax normalised
@@ -18,7 +20,7 @@ def normalised_axes(w: torch.Tensor) -> list[int]:
         sums = clean.sum(d)
         if d < -2:
             sums = sums[..., allowed]  # forbidden cells may be NaN along a batch axis
-        if sums.numel() and bool(torch.allclose(sums, torch.ones_like(sums), atol=SUM_ATOL, rtol=0)):
+        if sums.numel() and within(sums, sums.new_ones(()), Tolerance(atol=SUM_ATOL, rtol=0.0)):  # allclose to 1
             axes.append(d)
     return axes
 
