@@ -391,3 +391,19 @@ def test_tune10_floor():
     assert result.binary >= 172
     assert result.false_praise <= 3
     assert result.undetermined == 0
+
+
+# ---- found while writing the controls above: a backwards test said as "nothing after it moves" --------
+
+
+@pytest.mark.parametrize("text", [
+    "A leaking mask sums to one, so change an earlier token and make sure nothing after it moves.",  # judged correct
+    "A leaking mask sums to one, so poke an earlier token and check the outputs after it stay the same.",
+])
+def test_an_earlier_change_checked_after_it_is_backwards(text):
+    assert verdict(ROWS, text) == "incorrect", judge(ROWS, text).feedback
+
+
+def test_a_later_change_checked_before_it_stays_right():
+    text = "A leaking mask sums to one, so change the last token and make sure nothing before it moves."
+    assert verdict(ROWS, text) == "correct", judge(ROWS, text).feedback
