@@ -166,7 +166,8 @@ _EACH = re.compile(rf"^\D*?{_SHARE}\s+(?:each|apiece)\b"
 # A bound is no value: "rises by more than 1" does not say 1.
 _BOUND = re.compile(r"\b(?:more|less|greater|bigger|larger|smaller|fewer|higher|lower) than\s+[+-]?(?:\d+(?:\.\d+)?|\.\d+)"
                     r"(?:\s*/\s*\d+)?|\bat (?:least|most)\s+[+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+)?")
-_BROADCAST = re.compile(r"\b(each|all|every|uniform|uniformly|equal|equally|evenly)\b")
+_BROADCAST = re.compile(r"\b(each|all|every|uniform|uniformly|equal|equally|evenly|apiece"
+                        r"|per (?:source|position|key|token|entry))\b")
 # Said of shares, these mean 1/n each, n being the number of shares the target declares.
 # "the weights are all the same" too, but not "the same as before" (a comparison, no share).
 _UNIFORM = re.compile(r"\b(uniform|uniformly|equal|equally|evenly|same(?! as\b))\b")
@@ -439,7 +440,7 @@ LETTER, EXPLICIT, INCIDENTAL = 3, 2, 1
 _CAPITAL = re.compile(r"(?<![\w'])\(?([A-Z])\)?(?![\w'])")
 _INTRO = re.compile(r"\b(?:option|answer|choice|not|is|it's|its|say|pick|choose|chose|with|be|so|hence|thus)\s*$",
                     re.I)
-_AFTER = re.compile(r"^(?:\s*$|\s*[.,;:!?)-]|\s+(?:or|and|but|is|because|since|I)\b)")
+_AFTER = re.compile(r"^(?:\s*$|\s*[.,;:!?)-]|\s+(?:or|and|but|is|because|since|I|rather|instead)\b)")
 # What denies a letter: a negator just before it ("not B"), or a verdict after it in its clause ("B is wrong").
 # Letters rejected together: "not C or D", "neither B nor C" ("not B, A" is a contrast: A is kept).
 _REJECT_LIST = re.compile(r"(?i:\b(?:not|never|neither))\s+(?:options?\s+)?(?:\(?[A-Z]\)?\s*,\s*)*\(?[A-Z]\)?\s*"
@@ -447,8 +448,10 @@ _REJECT_LIST = re.compile(r"(?i:\b(?:not|never|neither))\s+(?:options?\s+)?(?:\(
 # ... and the middle of such a list ("not B, C or D": C).
 _LIST_HEAD = re.compile(r"(?i:\b(?:not|never|neither))\s+(?:options?\s+)?(?:\(?[A-Z]\)?\s*,\s*)+\(?$")
 _LIST_TAIL = re.compile(r"^\)?\s*(?:,\s*\(?[A-Z]\)?\s*)*(?i:or|nor)\s+\(?[A-Z]\b")
-# A letter named as the alternative just set aside ("not the columns, that would be B") is no pick either.
-_REJECT_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|isn't|isnt)|\b(?:not|never|isn't|isnt)\b[^.;!?,]*,\s*that(?:'d| would)"
+# A letter named as the alternative just set aside ("not the columns, that would be B"), or after a contrast
+# ("A rather than B", "A instead of B"), is no pick either.
+_REJECT_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|isn't|isnt|rather than|instead of|as opposed to)"
+                            r"|\b(?:not|never|isn't|isnt)\b[^.;!?,]*,\s*that(?:'d| would)"
                             r"(?: have)? (?:be|been|mean))\s+(?:option\s+|answer\s+)?\(?$", re.I)
 _REJECT_AFTER = re.compile(r"^\)?\s*(?:(?:is|was|would be|seems)?\s*(?:wrong|incorrect|false|not (?:right|correct|it))"
                            r"|(?:is|was) what (?:you|one)(?:'d| would) get)\b", re.I)

@@ -118,6 +118,9 @@ _INDICES = [
     (re.compile(r"\b([yo])_?\{?[01]\}?\s*(?:\.\.\.?|to|through)\s*\1_?\{?[a-z](?:\s*-\s*[12])?\}?(?![\w}])"),
      " earlier outputs "),
     (re.compile(r"\b[yo]_?\{\s*<\s*[tn]\s*\}|\b[yo]_<\s*[tn]\b"), " earlier outputs "),  # "y_{<T}"
+    # "j=i", "j == i": an index equal to another (the diagonal), kept as words so that "j=i is known" does not
+    # read as "i is known" after "token i+1".
+    (re.compile(r"\b([ijkt])\s*={1,2}\s*([ijkt])\b(?!\s*[+-])"), r" \1 equals \2 "),
     # "j <= i", "j ≤ i": the positions the mask allows (so "only j <= i" is the mask, no exclusive qualifier).
     (re.compile(r"\b[a-z]\s*(?:<=|=<|\u2264)\s*[a-z]\b"), " positions up to i "),
     (re.compile(r"\b[a-z]\s*<\s*[a-z]\b"), " earlier positions "),
@@ -204,6 +207,10 @@ def normalise(text: str) -> str:
     text = re.sub(r"(?<=[a-z])\.(?=[a-z])", " dot ", text)  # "q.k"
     text = re.sub(r"(?<=\b[a-z]) \. (?=[a-z]\b)", " dot ", text)  # "q_i . k_j": a spaced dot between symbols
     text = re.sub(r"[()]", " , ", text)  # a parenthesis closes a clause for negation
+    # A short denial used as a heading closes at its colon ("No leak: row i predicts token i+1" predicts it).
+    # A doubt ("not sure:") is no denial and keeps its reach.
+    text = re.sub(r"(?:^|(?<=[.;!?] ))((?:no|not|never)\b(?! (?:\S+ ){0,2}(?:sure|certain|confident|idea)\b)[^.;:!?,]{0,30}):",
+                  r"\1 , ", text)
     text = re.sub(r"[=\[\]{}\"'`:]", " ", text)
     return re.sub(r"\s+", " ", text).strip()
 
@@ -377,7 +384,15 @@ def _atom_matches(atom: str, word: str) -> bool:
         if "*" in stem or len(stem) < 5:
             return False
         return any(_close(stem, word[:n]) for n in range(len(stem) - 1, len(stem) + 2))
-    return len(atom) >= 5 and _close(atom, word)
+    return len(atom) >= 5 and _close(atom, word) and (not english_word(word) or _inflection(atom, word))
+
+
+def _inflection(atom: str, word: str) -> bool:
+    """An English word as typed is another form of the atom only when it is the atom with an ending added or
+    dropped ("large" for "larger", "changed" for "change"), its other spelling ("normalization") or its letters
+    swapped ("casual" typed for "causal"): "with" is no typo of "width", nor "means" of "meant"."""
+    return (word.startswith(atom) or atom.startswith(word) or word.replace("z", "s") == atom.replace("z", "s")
+            or sorted(word) == sorted(atom))
 
 
 def _close(expected: str, word: str) -> bool:
@@ -540,7 +555,7 @@ def negated(doc: Doc, hit: Hit, extra: Iterable[str] = ()) -> bool:
 
 # What ends the phrase a contrast names: "zero instead of -inf still gives rows that sum to one" denies -inf only.
 _PHRASE_END = frozenset("still also so then thus is are was were be gives give gave makes make made does do did "
-                        "can could will would should must".split())
+                        "can could will would should must passes passed fools fooled satisfies survives".split())
 
 
 def _contrasted(doc: Doc, n: int) -> bool:
