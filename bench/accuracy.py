@@ -94,7 +94,8 @@ QUIZ_DIR = ROOT / "tests" / "quiz"
 
 # The later blind sets, the latest first: each was the blind measure once, then tuned on (docs/quiz.md).
 _BLIND_SETS = [
-    (9, "ninth", "the blind measure: 154/176 when measured once, 2026-12-02"),
+    (10, "tenth", "the blind measure: 156/176 when measured once, 2026-12-02"),
+    (9, "ninth", "blind measure 154/176, never tuned on; the judge has changed since"),
     (8, "eighth", "blind measure 142/165, a tuning set since 2026-12-02"),
     (7, "seventh", "blind measure 143/168, a tuning set since 2026-12-02"),
     (6, "sixth", "blind measure 138/166, a tuning set since 2026-12-02"),

@@ -118,7 +118,7 @@ def test_the_eighth_set_now_a_tuning_set():
     assert result.undetermined / result.n <= 0.05
 
 
-@pytest.mark.parametrize("n", [3, 4, 5, 6, 7, 8, 9])
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 7, 8, 9, 10])
 def test_second_labeller_on_a_later_blind_set(n):
     agree, sampled = second_labeller(BLIND.with_name(f"quiz_blind{n}_answers.yaml"),
                                      BLIND.with_name(f"quiz_blind{n}_second_labels.yaml"))
@@ -179,4 +179,20 @@ def test_the_ninth_blind_set_as_measured():
     assert result.n == 176
     assert result.agree >= 154 and result.binary >= 162
     assert len([m for m in result.misses if m[2] == "correct"]) <= 5
+    assert result.undetermined / result.n <= 0.05
+
+
+# Written the same way (2026-12-02 16:37 UTC) while the judge was tuned on a tuning set written to be hard
+# (tests/quiz/quiz_tune10_answers.yaml; blind9 was not tuned on), frozen (committed) before it was first run; a
+# second labeller agreed on 59/59 of a sample. Its blind measure, taken once at 18:10 UTC on main 98bc3ab: 156/176 =
+# 88.6% three ways, correct-or-not 162/176, four wrong or partial answers judged correct, 1 undetermined. Three of the
+# four are diagonal answers that give only the target-is-next reason, which this writer (like blind8's and blind9's)
+# labels partial and blind1..7's writers label correct (docs/quiz.md); the fourth ("the value size also changes the
+# weights") is a wrong claim the judge missed. The floors hold that measure: 90% and no false praise are not met.
+def test_the_tenth_blind_set_as_measured():
+    result = blind_agreement(QUIZ, BLIND.with_name("quiz_blind10_answers.yaml"))
+    print("\n" + "\n".join(result.lines("quiz_blind10_answers.yaml (blind)")))
+    assert result.n == 176
+    assert result.agree >= 156 and result.binary >= 162
+    assert len([m for m in result.misses if m[2] == "correct"]) <= 4
     assert result.undetermined / result.n <= 0.05
