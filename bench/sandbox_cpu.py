@@ -38,12 +38,15 @@ def _tree_cpu_ms(pid: int) -> float:
 
 def worker(root: Path) -> None:
     sys.path.insert(0, str(root))
+    import inspect
+
     import grader.grade as G
     from grader.paths import INSTRUCTOR_RUBRIC
     from grader.process import plant_seed
     from grader.sandbox import Sandbox
 
-    plant_seed()
+    # As a class's command plants it (huge pages where the tree knows them: `process.collapse_heap`).
+    plant_seed(**({"huge_pages": True} if "huge_pages" in inspect.signature(plant_seed).parameters else {}))
     pool = class_mix(root)
     rubric, student = G.default_rubric(INSTRUCTOR_RUBRIC), G.load_self_check()
     buggy = root / "examples" / "submission.py"

@@ -50,7 +50,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="JSON file to write")
     args = parser.parse_args()
-    plant_seed()  # as the command line does: one torch thread, servers forked from a clean copy
+    plant_seed(huge_pages=True)  # as a class's command does: one torch thread, servers forked from a clean copy
     files = corpus()
     t0 = time.perf_counter()
     with Sandbox() as sb, Sandbox() as second, Sandbox(quiet=True) as student:

@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from grader.sandbox import native
-from grader.sandbox.wire import Frame, WireError, encode, read_frame, write_all, write_frame
+from grader.sandbox.wire import Frame, WireError, encode, read_call, write_all, write_frame
 from grader.vocabulary import ENTRY_NAMES, FORBIDDEN_API, WRONG_RETURN_TYPE
 
 _MAX_MESSAGE = 600
@@ -486,7 +486,7 @@ def serve(source_path: str, inbox: int, outbox: int, *, native_lock: bool = True
     if module is None:
         return
     while True:
-        call = read_frame(inbox)
+        call = read_call(inbox)
         if call.kind == "end":
             return
         write_all(outbox, encoded_answer(module, call))

@@ -508,7 +508,7 @@ def _warm_up(torch) -> None:
     """Pay torch's and pydantic's first-call costs once, here, instead of in every child.
     Generic operations on random data only: the zygote must never see a reference or an answer."""
     from grader.sandbox.runner import fused_operators
-    from grader.sandbox.wire import Frame, encode, read_frame
+    from grader.sandbox.wire import Frame, encode, read_call
 
     fused_operators()  # the dispatcher's list, once: each child only registers its refusals
 
@@ -528,7 +528,7 @@ def _warm_up(torch) -> None:
     try:
         frame = Frame("reply", {"id": "warm", "ok": True}, {"t": torch.randn(2, 3)})
         os.write(w_, encode(frame))
-        read_frame(r)
+        read_call(r)
     finally:
         os.close(r)
         os.close(w_)
