@@ -280,7 +280,6 @@ def clean_env(scratch: str) -> None:
         OMP_NUM_THREADS="1",
         OPENBLAS_NUM_THREADS="1",
         MKL_NUM_THREADS="1",
-        PYTHONBREAKPOINT="0",  # a breakpoint() left in does nothing, as pdb on a closed stdin would only quit
     )
     # tempfile keeps the folder it found first: a fork of a process that had asked (pytest, a library)
     # would send the child's mkdtemp to its private /tmp, which the slot user cannot write, not to TMPDIR.

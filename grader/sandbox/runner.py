@@ -470,6 +470,10 @@ def encoded_answer(module: ModuleType, call: Frame) -> bytes:
                                       "error_message": str(exc)}))
 
 
+def _no_breakpoint(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
 def serve(source_path: str, inbox: int, outbox: int, *, native_lock: bool = True) -> None:
     """Child main loop: seal the doors to fused attention, load, then one reply per call until an `end` frame.
     `native_lock=False` only for tests of the layers below it (the syscall filter, namespaces), whose probes
@@ -477,6 +481,9 @@ def serve(source_path: str, inbox: int, outbox: int, *, native_lock: bool = True
     seal()
     if native_lock:
         native.lock(FUSED_SEEN)  # no ctypes, cffi or new library for the submission, from here on
+    # A breakpoint() left in does nothing: pdb on a closed stdin only quits. The hook itself, since a server
+    # started as `python -I` ignores PYTHONBREAKPOINT.
+    sys.breakpointhook = _no_breakpoint
     # Random numbers drawn at import (a leftover self-test that prints them) are the same whichever warm
     # server ran the file, after however many others: a class run's report does not depend on its schedule.
     torch.random.default_generator.manual_seed(0)

@@ -91,6 +91,23 @@ def test_a_breakpoint_left_in_does_nothing_where_the_file_is_graded(sandbox, tmp
     assert "(Pdb)" not in report.runtime.output
 
 
+def test_a_breakpoint_does_nothing_in_a_server_started_as_a_fresh_interpreter(tmp_path):
+    # The suite's shared sandbox may be a server started as `python -I`, which ignores PYTHONBREAKPOINT:
+    # the breakpoint still ran pdb there (found by the full suite). A process with no seed starts one so.
+    import subprocess
+    import sys
+
+    path = tmp_path / "attention.py"
+    path.write_text(REFERENCE.replace("    _check_shapes(q, k, v)\n", "    _check_shapes(q, k, v)\n    breakpoint()\n", 1))
+    code = ("import sys; from pathlib import Path; from grader.grade import self_check; from grader.sandbox import Sandbox\n"
+            "with Sandbox() as sb:\n"
+            f"    r = self_check(Path({str(path)!r}), sandbox=sb, hint_state_path=Path({str(tmp_path / 'h.json')!r}), "
+            "hint_key='bp')\n"
+            "print(r.score == r.max_score, '(Pdb)' in r.runtime.output)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.stdout.split()[-2:] == ["True", "False"], (proc.stdout[-500:], proc.stderr[-2000:])
+
+
 def test_a_file_that_cannot_load_says_why_once_not_once_per_check(sandbox, tmp_path):
     # A syntax error: the diagnosis said it, then three detail blocks and a line of twelve more repeated it,
     # each with a reread pointer to an unrelated section ("Part 3: prove the mask has teeth").
